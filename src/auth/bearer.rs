@@ -1,0 +1,172 @@
+//! Bearer authentication of MCP requests (RFC 6750) and the challenges that lead a client to
+//! OAuth discovery (MCP authorization §2.3, RFC 9728 §5.1).
+
+use super::jwt::{self, TokenError};
+use super::{ALL_SCOPES, Principal};
+use crate::config::Config;
+
+/// Why a request to the MCP endpoint is not authorised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuthError {
+    /// No credentials at all: the bare challenge that starts discovery.
+    Missing,
+    /// An `Authorization` header that is not one well-formed bearer token, or a token in the
+    /// query string (RFC 6750 §2.3 is forbidden by MCP): 400 `invalid_request`.
+    Malformed(&'static str),
+    /// The token does not verify: 401 `invalid_token`.
+    Invalid(TokenError),
+    /// The token is valid but lacks a scope for what was asked: 403 `insufficient_scope`.
+    InsufficientScope,
+}
+
+/// An HTTP refusal with its `WWW-Authenticate` challenge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Challenge {
+    /// 400, 401 or 403.
+    pub status: u16,
+    /// The `WWW-Authenticate` header value.
+    pub www_authenticate: String,
+    /// The JSON body (`{"error": …, "error_description": …}`).
+    pub body: String,
+}
+
+impl AuthError {
+    /// The one place where authentication failures become wire text (RFC 6750 §3).
+    pub fn to_wire(&self, config: &Config) -> Challenge {
+        let metadata = config.resource_metadata_url();
+        let (status, code, description) = match self {
+            // RFC 6750 §3.1: with no credentials, no error code.
+            AuthError::Missing => {
+                return Challenge {
+                    status: 401,
+                    www_authenticate: format!(r#"Bearer resource_metadata="{metadata}", scope="{ALL_SCOPES}""#),
+                    body: error_body("invalid_token", "Authorization needed: send an OAuth bearer access token."),
+                };
+            }
+            AuthError::Malformed(why) => (400, "invalid_request", *why),
+            AuthError::Invalid(_) => (401, "invalid_token", "The access token is invalid or expired; get a new one."),
+            AuthError::InsufficientScope => {
+                (403, "insufficient_scope", "This needs the mcp:act scope; authorize again with read and act access.")
+            }
+        };
+        let scope = if matches!(self, AuthError::InsufficientScope) {
+            format!(r#", scope="{ALL_SCOPES}""#)
+        } else {
+            String::new()
+        };
+        Challenge {
+            status,
+            www_authenticate: format!(
+                r#"Bearer error="{code}", error_description="{description}"{scope}, resource_metadata="{metadata}""#
+            ),
+            body: error_body(code, description),
+        }
+    }
+}
+
+fn error_body(code: &str, description: &str) -> String {
+    serde_json::json!({ "error": code, "error_description": description }).to_string()
+}
+
+/// Authenticates one request from its `Authorization` header values and query string.
+pub fn authenticate(
+    config: &Config,
+    authorization: &[&str],
+    query: Option<&str>,
+    now_ms: i64,
+) -> Result<Principal, AuthError> {
+    if query.is_some_and(|q| q.split('&').any(|pair| pair.split('=').next() == Some("access_token"))) {
+        return Err(AuthError::Malformed("Send the access token in the Authorization header, not the URL."));
+    }
+    let header = match authorization {
+        [] => return Err(AuthError::Missing),
+        [one] => *one,
+        _ => return Err(AuthError::Malformed("Send exactly one Authorization header.")),
+    };
+    let token = parse_bearer(header).ok_or(AuthError::Malformed("Use: Authorization: Bearer <access token>."))?;
+    jwt::verify(config, token, now_ms).map(|(principal, _)| principal).map_err(AuthError::Invalid)
+}
+
+/// Extracts the token from `Bearer <token>` (scheme case-insensitive, RFC 7235 §2.1), checking
+/// the b64token syntax of RFC 6750 §2.1.
+fn parse_bearer(header: &str) -> Option<&str> {
+    let (scheme, token) = header.trim().split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("bearer") {
+        return None;
+    }
+    let token = token.trim_start_matches(' ');
+    let body = token.trim_end_matches('=');
+    let valid = !body.is_empty()
+        && token.len() <= 8192
+        && body.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~+/".contains(&b));
+    valid.then_some(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{NOW_MS, test_config, test_token};
+    use crate::auth::ScopeSet;
+
+    #[test]
+    fn missing_token_gets_the_bare_challenge() {
+        let config = test_config();
+        let err = authenticate(&config, &[], None, NOW_MS).unwrap_err();
+        assert_eq!(err, AuthError::Missing);
+        let wire = err.to_wire(&config);
+        assert_eq!(wire.status, 401);
+        assert_eq!(
+            wire.www_authenticate,
+            r#"Bearer resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/v1/mcp", scope="mcp mcp:act""#
+        );
+    }
+
+    #[test]
+    fn malformed_headers_are_bad_requests() {
+        let config = test_config();
+        for h in ["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Token abc", "Bearer ab\"c", "bearer"] {
+            let err = authenticate(&config, &[h], None, NOW_MS).unwrap_err();
+            assert!(matches!(err, AuthError::Malformed(_)), "{h}: {err:?}");
+            assert_eq!(err.to_wire(&config).status, 400);
+        }
+        let token = test_token(ScopeSet::FULL, false);
+        let two = [format!("Bearer {token}"), format!("Bearer {token}")];
+        let two: Vec<&str> = two.iter().map(String::as_str).collect();
+        assert!(matches!(authenticate(&config, &two, None, NOW_MS), Err(AuthError::Malformed(_))));
+        let one = format!("Bearer {token}");
+        assert!(matches!(
+            authenticate(&config, &[&one], Some("access_token=x"), NOW_MS),
+            Err(AuthError::Malformed(_))
+        ));
+    }
+
+    #[test]
+    fn accepts_a_good_token_with_any_scheme_case() {
+        let config = test_config();
+        let token = test_token(ScopeSet::READ, false);
+        for scheme in ["Bearer", "bearer", "BEARER"] {
+            let h = format!("{scheme} {token}");
+            let p = authenticate(&config, &[&h], Some("x=1"), NOW_MS).unwrap();
+            assert_eq!(p.scopes, ScopeSet::READ);
+        }
+    }
+
+    #[test]
+    fn bad_tokens_get_invalid_token() {
+        let config = test_config();
+        let err = authenticate(&config, &["Bearer abc.def.ghi"], None, NOW_MS).unwrap_err();
+        let wire = err.to_wire(&config);
+        assert_eq!(wire.status, 401);
+        assert!(wire.www_authenticate.starts_with(r#"Bearer error="invalid_token""#));
+        assert!(wire.www_authenticate.contains("resource_metadata="));
+    }
+
+    #[test]
+    fn insufficient_scope_names_every_scope() {
+        let wire = AuthError::InsufficientScope.to_wire(&test_config());
+        assert_eq!(wire.status, 403);
+        assert!(wire.www_authenticate.contains(r#"error="insufficient_scope""#));
+        assert!(wire.www_authenticate.contains(r#"scope="mcp mcp:act""#));
+        assert!(wire.www_authenticate.contains("resource_metadata="));
+    }
+}

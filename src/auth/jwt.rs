@@ -1,0 +1,282 @@
+//! Access tokens: short-lived JWTs (RFC 9068 profile) signed with HS256 by this Worker.
+//!
+//! The authorization server and the resource server are the same Worker, so a symmetric key is
+//! enough and keeps verification to one HMAC per request. Every token names its key (`kid`) so
+//! keys rotate: the first configured key signs, all configured keys verify. The MAC comparison
+//! inside jwt-compact is constant time (`hmac::CtOutput`).
+
+use chrono::{DateTime, Duration, Utc};
+use jwt_compact::alg::{Hs256, Hs256Key};
+use jwt_compact::{AlgorithmExt as _, Claims, Header, TimeOptions, UntrustedToken};
+use serde::{Deserialize, Serialize};
+
+use super::{Principal, ScopeSet};
+use crate::config::Config;
+
+/// The `typ` header of access tokens (RFC 9068 §2.1), checked so that no other kind of JWT
+/// signed with the same key can be used as an access token.
+pub const ACCESS_TOKEN_TYPE: &str = "at+jwt";
+
+/// Clock skew tolerated on `exp` and `iat`, in seconds.
+const LEEWAY_SECS: i64 = 30;
+
+/// The claims of an access token besides `exp` and `iat`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AccessClaims {
+    /// Issuer: the public URL.
+    pub iss: String,
+    /// Audience: the MCP endpoint's canonical URI (RFC 8707).
+    pub aud: String,
+    /// The user.
+    pub sub: String,
+    /// The user's workspace.
+    pub ws: String,
+    /// The OAuth client (RFC 9068 `client_id`).
+    pub client_id: String,
+    /// Space-separated scopes.
+    pub scope: String,
+    /// Whether the client is the Claude app.
+    #[serde(default)]
+    pub app: bool,
+    /// Token id.
+    pub jti: String,
+    /// The grant (authorization) this token belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gid: Option<String>,
+}
+
+/// Why a token was refused. The variants are for logs; the wire says only `invalid_token`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// Not a JWS compact serialisation.
+    #[error("malformed token")]
+    Malformed,
+    /// `typ` is not `at+jwt`.
+    #[error("not an access token (typ)")]
+    WrongType,
+    /// `alg` is not HS256 (`none`, RS256, ES256… are all refused).
+    #[error("algorithm {0:?} is not accepted")]
+    WrongAlgorithm(String),
+    /// No configured key has this `kid`.
+    #[error("unknown key id")]
+    UnknownKey,
+    /// The MAC does not verify.
+    #[error("bad signature")]
+    BadSignature,
+    /// The claims are missing or malformed.
+    #[error("bad claims: {0}")]
+    BadClaims(String),
+    /// `exp` is in the past.
+    #[error("expired")]
+    Expired,
+    /// `iat` is in the future.
+    #[error("issued in the future")]
+    NotYetValid,
+    /// `iss` is not this server.
+    #[error("wrong issuer")]
+    WrongIssuer,
+    /// `aud` is not this MCP endpoint.
+    #[error("wrong audience")]
+    WrongAudience,
+}
+
+/// Signs an access token for `claims`, valid for `ttl_secs` from `now_ms`.
+pub fn mint(config: &Config, claims: AccessClaims, now_ms: i64, ttl_secs: i64) -> Result<String, String> {
+    let key = config.active_key();
+    let now = datetime(now_ms);
+    let options = TimeOptions::new(Duration::seconds(LEEWAY_SECS), move || now);
+    let claims = Claims::new(claims).set_duration_and_issuance(&options, Duration::seconds(ttl_secs));
+    let header = Header::empty().with_key_id(key.kid.clone()).with_token_type(ACCESS_TOKEN_TYPE);
+    Hs256.token(&header, &claims, &Hs256Key::new(&key.secret)).map_err(|e| e.to_string())
+}
+
+/// Verifies an access token and returns who it speaks for.
+pub fn verify(config: &Config, token: &str, now_ms: i64) -> Result<(Principal, AccessClaims), TokenError> {
+    let untrusted = UntrustedToken::new(token).map_err(|_| TokenError::Malformed)?;
+    if untrusted.algorithm() != "HS256" {
+        return Err(TokenError::WrongAlgorithm(untrusted.algorithm().chars().take(16).collect()));
+    }
+    if untrusted.header().token_type.as_deref() != Some(ACCESS_TOKEN_TYPE) {
+        return Err(TokenError::WrongType);
+    }
+    let kid = untrusted.header().key_id.as_deref().ok_or(TokenError::UnknownKey)?;
+    let key = config.signing_keys.iter().find(|k| k.kid == kid).ok_or(TokenError::UnknownKey)?;
+    let verified = Hs256
+        .validator::<AccessClaims>(&Hs256Key::new(&key.secret))
+        .validate(&untrusted)
+        .map_err(|e| match e {
+            jwt_compact::ValidationError::MalformedClaims(e) => TokenError::BadClaims(e.to_string()),
+            _ => TokenError::BadSignature,
+        })?;
+    let claims = verified.claims();
+    let now = datetime(now_ms);
+    let leeway = Duration::seconds(LEEWAY_SECS);
+    match claims.expiration {
+        None => return Err(TokenError::BadClaims("no exp".into())),
+        Some(exp) if exp + leeway < now => return Err(TokenError::Expired),
+        Some(_) => {}
+    }
+    if claims.issued_at.is_some_and(|iat| iat > now + leeway) {
+        return Err(TokenError::NotYetValid);
+    }
+    let custom = &claims.custom;
+    if custom.iss != config.issuer() {
+        return Err(TokenError::WrongIssuer);
+    }
+    if custom.aud != config.resource() {
+        return Err(TokenError::WrongAudience);
+    }
+    let scopes = ScopeSet::parse(&custom.scope).map_err(TokenError::BadClaims)?;
+    if custom.sub.is_empty() || custom.ws.is_empty() || custom.client_id.is_empty() {
+        return Err(TokenError::BadClaims("empty sub, ws or client_id".into()));
+    }
+    let principal = Principal {
+        subject: custom.sub.clone(),
+        workspace: custom.ws.clone(),
+        client_id: custom.client_id.clone(),
+        scopes,
+        app: custom.app,
+        grant_id: custom.gid.clone(),
+    };
+    Ok((principal, custom.clone()))
+}
+
+fn datetime(now_ms: i64) -> DateTime<Utc> {
+    DateTime::from_timestamp_millis(now_ms).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{NOW_MS, test_config};
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
+
+    fn claims(config: &Config) -> AccessClaims {
+        AccessClaims {
+            iss: config.issuer().to_owned(),
+            aud: config.resource(),
+            sub: "user_1".into(),
+            ws: "ws_1".into(),
+            client_id: "client_1".into(),
+            scope: "mcp mcp:act".into(),
+            app: true,
+            jti: "at_1".into(),
+            gid: Some("gr_1".into()),
+        }
+    }
+
+    fn forge(header: &str, payload: &str, sig: &[u8]) -> String {
+        format!("{}.{}.{}", B64.encode(header), B64.encode(payload), B64.encode(sig))
+    }
+
+    #[test]
+    fn round_trips() {
+        let config = test_config();
+        let token = mint(&config, claims(&config), NOW_MS, 600).unwrap();
+        let (p, c) = verify(&config, &token, NOW_MS + 1000).unwrap();
+        assert_eq!(p.subject, "user_1");
+        assert_eq!(p.scopes, ScopeSet::FULL);
+        assert!(p.app);
+        assert_eq!(p.grant_id.as_deref(), Some("gr_1"));
+        assert_eq!(c.jti, "at_1");
+        let header: serde_json::Value =
+            serde_json::from_slice(&B64.decode(token.split('.').next().unwrap()).unwrap()).unwrap();
+        assert_eq!(header["alg"], "HS256");
+        assert_eq!(header["typ"], "at+jwt");
+        assert_eq!(header["kid"], "dev");
+    }
+
+    #[test]
+    fn refuses_expired_and_future_tokens() {
+        let config = test_config();
+        let token = mint(&config, claims(&config), NOW_MS, 600).unwrap();
+        assert_eq!(verify(&config, &token, NOW_MS + 631_000), Err(TokenError::Expired));
+        assert!(verify(&config, &token, NOW_MS + 629_000).is_ok());
+        assert_eq!(verify(&config, &token, NOW_MS - 60_000), Err(TokenError::NotYetValid));
+    }
+
+    #[test]
+    fn refuses_wrong_audience_and_issuer() {
+        let config = test_config();
+        let mut c = claims(&config);
+        c.aud = format!("{}/", config.resource());
+        let token = mint(&config, c, NOW_MS, 600).unwrap();
+        assert_eq!(verify(&config, &token, NOW_MS), Err(TokenError::WrongAudience));
+        let mut c = claims(&config);
+        c.iss = "https://evil.example.com".into();
+        let token = mint(&config, c, NOW_MS, 600).unwrap();
+        assert_eq!(verify(&config, &token, NOW_MS), Err(TokenError::WrongIssuer));
+    }
+
+    #[test]
+    fn refuses_a_token_signed_with_another_key() {
+        let config = test_config();
+        let mut other = config.clone();
+        other.signing_keys[0].secret = vec![7u8; 32];
+        let token = mint(&other, claims(&config), NOW_MS, 600).unwrap();
+        assert_eq!(verify(&config, &token, NOW_MS), Err(TokenError::BadSignature));
+        let mut renamed = config.clone();
+        renamed.signing_keys[0].kid = "k2".into();
+        let token = mint(&renamed, claims(&config), NOW_MS, 600).unwrap();
+        assert_eq!(verify(&config, &token, NOW_MS), Err(TokenError::UnknownKey));
+    }
+
+    #[test]
+    fn accepts_any_configured_key_for_rotation() {
+        let config = test_config();
+        let mut rotated = config.clone();
+        rotated.signing_keys.insert(0, crate::config::SigningKey { kid: "k2".into(), secret: vec![9u8; 32] });
+        let old = mint(&config, claims(&config), NOW_MS, 600).unwrap();
+        let new = mint(&rotated, claims(&config), NOW_MS, 600).unwrap();
+        assert!(verify(&rotated, &old, NOW_MS).is_ok());
+        assert!(verify(&rotated, &new, NOW_MS).is_ok());
+        assert_eq!(verify(&config, &new, NOW_MS), Err(TokenError::UnknownKey));
+    }
+
+    #[test]
+    fn refuses_algorithm_confusion() {
+        let config = test_config();
+        let payload = serde_json::to_string(&serde_json::json!({
+            "iss": config.issuer(), "aud": config.resource(), "sub": "u", "ws": "w",
+            "client_id": "c", "scope": "mcp mcp:act", "jti": "j", "exp": NOW_MS / 1000 + 600
+        }))
+        .unwrap();
+        let none = forge(r#"{"alg":"none","typ":"at+jwt","kid":"dev"}"#, &payload, b"");
+        assert!(matches!(verify(&config, &none, NOW_MS), Err(TokenError::WrongAlgorithm(_))));
+        let none2 = format!("{}.", &none[..none.len() - 1]);
+        assert!(verify(&config, &none2, NOW_MS).is_err());
+        let rs = forge(r#"{"alg":"RS256","typ":"at+jwt","kid":"dev"}"#, &payload, &[1; 256]);
+        assert!(matches!(verify(&config, &rs, NOW_MS), Err(TokenError::WrongAlgorithm(_))));
+        let es = forge(r#"{"alg":"ES256","typ":"at+jwt","kid":"dev"}"#, &payload, &[1; 64]);
+        assert!(matches!(verify(&config, &es, NOW_MS), Err(TokenError::WrongAlgorithm(_))));
+        // The right alg with a MAC keyed by something else (e.g. a public key) still fails.
+        let hs = forge(r#"{"alg":"HS256","typ":"at+jwt","kid":"dev"}"#, &payload, &[1; 32]);
+        assert_eq!(verify(&config, &hs, NOW_MS), Err(TokenError::BadSignature));
+        let untyped = forge(r#"{"alg":"HS256","kid":"dev"}"#, &payload, &[1; 32]);
+        assert_eq!(verify(&config, &untyped, NOW_MS), Err(TokenError::WrongType));
+        let id_token = forge(r#"{"alg":"HS256","typ":"JWT","kid":"dev"}"#, &payload, &[1; 32]);
+        assert_eq!(verify(&config, &id_token, NOW_MS), Err(TokenError::WrongType));
+    }
+
+    #[test]
+    fn refuses_garbage() {
+        let config = test_config();
+        for bad in ["", "abc", "a.b", "a.b.c", "....", "eyJ.eyJ.sig", &"x".repeat(5000)] {
+            assert!(verify(&config, bad, NOW_MS).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn refuses_unknown_scopes_and_missing_claims() {
+        let config = test_config();
+        let mut c = claims(&config);
+        c.scope = "mcp admin".into();
+        let token = mint(&config, c, NOW_MS, 600).unwrap();
+        assert!(matches!(verify(&config, &token, NOW_MS), Err(TokenError::BadClaims(_))));
+        let mut c = claims(&config);
+        c.ws = String::new();
+        let token = mint(&config, c, NOW_MS, 600).unwrap();
+        assert!(matches!(verify(&config, &token, NOW_MS), Err(TokenError::BadClaims(_))));
+    }
+}

@@ -1,0 +1,219 @@
+//! The Worker's HTTP surface as one readable match on (method, path), over plain request and
+//! response types so that `cargo test` can drive it without a runtime.
+//!
+//! Order of checks on the MCP endpoint (MCP-CONFORMANCE A-08): method (405) → Host and Origin
+//! (403) → bearer token (401/400) → body size (413) → `Accept` (406) → `Content-Type` (415) →
+//! protocol version header (400) → JSON-RPC.
+
+use crate::auth::bearer::{self, AuthError};
+use crate::config::{self, Config, MCP_PATH};
+use crate::mcp::{self, McpReply, McpRequest, ToolBackend, Trace};
+
+/// An incoming request.
+#[derive(Debug, Clone, Default)]
+pub struct HttpRequest {
+    /// Upper-case method.
+    pub method: String,
+    /// The URL path.
+    pub path: String,
+    /// The raw query string, without `?`.
+    pub query: Option<String>,
+    /// Headers with lower-case names, in arrival order (repeated names kept).
+    pub headers: Vec<(String, String)>,
+    /// The body; `None` when it was larger than [`mcp::MAX_BODY_BYTES`] and was not read.
+    pub body: Option<Vec<u8>>,
+}
+
+impl HttpRequest {
+    /// The first value of a header.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a header.
+    pub fn headers_named(&self, name: &str) -> Vec<&str> {
+        self.headers.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str()).collect()
+    }
+}
+
+/// An outgoing response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HttpResponse {
+    /// Status code.
+    pub status: u16,
+    /// Headers.
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl HttpResponse {
+    /// A response with a body and content type.
+    pub fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
+        HttpResponse { status, headers: vec![("content-type".into(), content_type.into())], body: body.into() }
+    }
+
+    /// A JSON response.
+    pub fn json(status: u16, body: impl Into<Vec<u8>>) -> Self {
+        HttpResponse::new(status, "application/json", body)
+    }
+
+    /// An empty response.
+    pub fn empty(status: u16) -> Self {
+        HttpResponse { status, headers: Vec::new(), body: Vec::new() }
+    }
+
+    /// Adds a header.
+    pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_owned(), value.into()));
+        self
+    }
+
+    /// The first value of a header.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// What the router needs from the platform.
+pub trait Platform {
+    /// The configuration, or why it is unusable.
+    fn config(&self) -> Result<&Config, &config::ConfigError>;
+    /// Milliseconds since the Unix epoch.
+    fn now_ms(&self) -> i64;
+    /// Where tool calls run.
+    fn tools(&self) -> &dyn ToolBackend;
+}
+
+/// Routes one request. Never fails: every problem is a response. The [`Trace`] feeds the log.
+pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str) -> (HttpResponse, Trace) {
+    let mut trace = Trace::default();
+    let config = match platform.config() {
+        Ok(config) => config,
+        Err(e) => {
+            trace.outcome = "http_error";
+            trace.detail = Some(format!("configuration: {e}"));
+            return (error_response(500, "server_error", "The server is misconfigured."), trace);
+        }
+    };
+    let response = match (req.method.as_str(), req.path.as_str()) {
+        ("POST", MCP_PATH) => post_mcp(req, config, platform, request_id, &mut trace).await,
+        ("OPTIONS", MCP_PATH) => preflight(req, config),
+        (_, MCP_PATH) => {
+            // Transports §listening-for-messages: no GET stream and no session to DELETE.
+            trace.outcome = "http_error";
+            HttpResponse::json(405, r#"{"error":"method_not_allowed","error_description":"Use POST."}"#)
+                .with("allow", "POST, OPTIONS")
+        }
+        ("GET" | "HEAD", "/health") => HttpResponse::new(200, "text/plain; charset=utf-8", "ok"),
+        _ => {
+            trace.outcome = "http_error";
+            error_response(404, "not_found", "Nothing here.")
+        }
+    };
+    let response = with_cors(response, req, config).with("x-request-id", request_id).with("x-content-type-options", "nosniff");
+    if trace.outcome.is_empty() {
+        trace.outcome = "ok";
+    }
+    (response, trace)
+}
+
+async fn post_mcp(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    request_id: &str,
+    trace: &mut Trace,
+) -> HttpResponse {
+    if let Some(refusal) = check_host_and_origin(req, config) {
+        trace.outcome = "http_error";
+        return refusal;
+    }
+    let principal = match bearer::authenticate(config, &req.headers_named("authorization"), req.query.as_deref(), platform.now_ms()) {
+        Ok(principal) => principal,
+        Err(e) => {
+            trace.outcome = "unauthorized";
+            if let AuthError::Invalid(reason) = &e {
+                trace.detail = Some(reason.to_string());
+            }
+            return challenge(&e, config);
+        }
+    };
+    let Some(body) = req.body.as_deref() else {
+        trace.outcome = "http_error";
+        let error = mcp::jsonrpc::RpcError::new(mcp::jsonrpc::SERVER_ERROR, "Payload Too Large: the body exceeds 1 MiB");
+        return HttpResponse::json(413, mcp::jsonrpc::error_json(None, &error));
+    };
+    let mcp_req = McpRequest {
+        accept: req.header("accept"),
+        content_type: req.header("content-type"),
+        protocol_version: req.header("mcp-protocol-version"),
+        body,
+    };
+    let reply = mcp::handle(mcp_req, &principal, platform.tools(), request_id, trace).await;
+    match reply {
+        McpReply::Accepted => HttpResponse::empty(202),
+        McpReply::Body { status, json, sse: false } => HttpResponse::json(status, json).with("cache-control", "no-store"),
+        McpReply::Body { status, json, sse: true } => {
+            HttpResponse::new(status, "text/event-stream", mcp::sse_body(&json)).with("cache-control", "no-cache, no-store")
+        }
+        McpReply::InsufficientScope => challenge(&AuthError::InsufficientScope, config),
+    }
+}
+
+fn challenge(error: &AuthError, config: &Config) -> HttpResponse {
+    let wire = error.to_wire(config);
+    HttpResponse::json(wire.status, wire.body)
+        .with("www-authenticate", wire.www_authenticate)
+        .with("cache-control", "no-store")
+}
+
+/// MCP transports §security: validate `Origin` (403 when present and not allowed). On a
+/// loopback deployment the `Host` must be loopback too, which defeats DNS rebinding even for
+/// clients that send no `Origin`.
+fn check_host_and_origin(req: &HttpRequest, config: &Config) -> Option<HttpResponse> {
+    let forbidden = |why: &str| {
+        let error = mcp::jsonrpc::RpcError::new(mcp::jsonrpc::SERVER_ERROR, format!("Forbidden: {why}"));
+        HttpResponse::json(403, mcp::jsonrpc::error_json(None, &error))
+    };
+    if config.is_local() && req.header("host").is_some_and(|h| !config::is_loopback_host(h)) {
+        return Some(forbidden("this local server only answers loopback hosts"));
+    }
+    match req.header("origin") {
+        Some(origin) if !config.origin_allowed(origin) => Some(forbidden("origin not allowed")),
+        _ => None,
+    }
+}
+
+/// The CORS preflight for browser clients (MCP Inspector, web hosts); no authentication, as
+/// browsers send none on preflights.
+fn preflight(req: &HttpRequest, config: &Config) -> HttpResponse {
+    match req.header("origin") {
+        Some(origin) if config.origin_allowed(origin) => HttpResponse::empty(204)
+            .with("access-control-allow-methods", "POST, OPTIONS")
+            .with(
+                "access-control-allow-headers",
+                "Authorization, Content-Type, Accept, MCP-Protocol-Version, Last-Event-ID",
+            )
+            .with("access-control-max-age", "86400"),
+        _ => HttpResponse::empty(403),
+    }
+}
+
+/// Lets allowed browser origins read responses, including the `WWW-Authenticate` challenge
+/// (MCP-CONFORMANCE A-09).
+fn with_cors(response: HttpResponse, req: &HttpRequest, config: &Config) -> HttpResponse {
+    match req.header("origin") {
+        Some(origin) if config.origin_allowed(origin) => response
+            .with("access-control-allow-origin", origin)
+            .with("access-control-expose-headers", "WWW-Authenticate, X-Request-Id")
+            .with("vary", "Origin"),
+        _ => response,
+    }
+}
+
+/// An OAuth-style JSON error body.
+pub fn error_response(status: u16, code: &str, description: &str) -> HttpResponse {
+    HttpResponse::json(status, serde_json::json!({ "error": code, "error_description": description }).to_string())
+        .with("cache-control", "no-store")
+}

@@ -1,0 +1,23 @@
+//! VibeSell's remote MCP connector: one Cloudflare Worker that speaks MCP over stateless
+//! Streamable HTTP, authenticates OAuth bearer tokens, and runs typed tools against each
+//! user's workspace, kept in a SQLite-backed Durable Object.
+//!
+//! Everything here is plain Rust that `cargo test` runs natively, except `edge`, the only
+//! module that names the `worker` crate (compiled for wasm32 only). See `ARCHITECTURE.md`.
+
+pub mod auth;
+pub mod card;
+pub mod config;
+pub mod http;
+pub mod ids;
+pub mod log;
+pub mod mcp;
+pub mod store;
+pub mod tools;
+pub mod workspace;
+
+#[cfg(target_arch = "wasm32")]
+mod edge;
+
+#[cfg(test)]
+pub mod testing;

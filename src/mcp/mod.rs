@@ -1,0 +1,403 @@
+//! The MCP endpoint over stateless Streamable HTTP (MCP 2025-11-25 basic/transports): one POST
+//! carries one JSON-RPC message (or, in 2025-03-26, a batch), gets its answer as JSON or as a
+//! one-shot SSE stream, and leaves nothing behind. No session id is ever issued.
+//!
+//! This module knows a [`Principal`], never OAuth. Tool calls go to a [`ToolBackend`] (the
+//! workspace's Durable Object on Workers, an in-process workspace in native tests).
+
+pub mod jsonrpc;
+pub mod server;
+pub mod version;
+
+use serde_json::{Map, Value};
+
+use self::jsonrpc::{Incoming, RpcError};
+use self::version::Version;
+use crate::auth::Principal;
+use crate::tools::{self, ToolOutcome, registry::LocalBoxFuture};
+use crate::workspace::ToolCall;
+
+/// Bodies above this size are refused with 413 before they are parsed.
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// Runs tool calls in the caller's workspace.
+pub trait ToolBackend {
+    /// Forwards one call; `Err` is a platform failure (logged, answered as an internal error).
+    fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolOutcome, String>>;
+}
+
+/// The HTTP facts of one POST that the MCP layer needs.
+#[derive(Debug, Clone, Copy)]
+pub struct McpRequest<'a> {
+    /// The `Accept` header.
+    pub accept: Option<&'a str>,
+    /// The `Content-Type` header.
+    pub content_type: Option<&'a str>,
+    /// The `MCP-Protocol-Version` header.
+    pub protocol_version: Option<&'a str>,
+    /// The body.
+    pub body: &'a [u8],
+}
+
+/// What to send back.
+#[derive(Debug, Clone, PartialEq)]
+pub enum McpReply {
+    /// 202 Accepted, empty body: the POST held only notifications or responses.
+    Accepted,
+    /// A JSON-RPC answer (or a transport-level JSON-RPC error) with its HTTP status.
+    Body {
+        /// HTTP status.
+        status: u16,
+        /// The JSON text.
+        json: String,
+        /// Send it as one SSE `message` event rather than as `application/json`.
+        sse: bool,
+    },
+    /// The token lacks the scope for a requested tool: HTTP 403 `insufficient_scope`.
+    InsufficientScope,
+}
+
+/// What happened, for the request's log line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trace {
+    /// The JSON-RPC method (`batch` for a batch).
+    pub rpc_method: Option<String>,
+    /// The tool, for `tools/call`.
+    pub tool: Option<String>,
+    /// `ok`, `refused`, `failed`, `rpc_error`, `http_error`, `forbidden` or `accepted`.
+    pub outcome: &'static str,
+    /// Internal detail for the log (never sent).
+    pub detail: Option<String>,
+}
+
+/// Handles one authenticated POST to the MCP endpoint.
+pub async fn handle(
+    req: McpRequest<'_>,
+    principal: &Principal,
+    backend: &dyn ToolBackend,
+    request_id: &str,
+    trace: &mut Trace,
+) -> McpReply {
+    let Some(sse) = choose_format(req.accept) else {
+        return transport_error(
+            trace,
+            406,
+            "Not Acceptable: the client must accept application/json or text/event-stream",
+        );
+    };
+    if !is_json_media_type(req.content_type) {
+        return transport_error(trace, 415, "Unsupported Media Type: send Content-Type: application/json");
+    }
+    if req.body.len() > MAX_BODY_BYTES {
+        return transport_error(trace, 413, "Payload Too Large: the body exceeds 1 MiB");
+    }
+    // serde_json stops at 128 levels of nesting, so hostile depth is a parse error, not a crash.
+    let parsed: Value = match serde_json::from_slice(req.body) {
+        Ok(v) => v,
+        Err(_) => {
+            trace.outcome = "rpc_error";
+            let error = RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not valid JSON");
+            return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
+        }
+    };
+    let is_initialize = parsed.get("method").and_then(Value::as_str) == Some("initialize");
+    // Transports §protocol-version-header: an unsupported header is a 400; a missing one means
+    // 2025-03-26. `initialize` carries its version in the body instead (MCP-CONFORMANCE T-33).
+    let version = match req.protocol_version {
+        Some(v) => match Version::parse(v.trim()) {
+            Some(v) => v,
+            None if is_initialize => Version::LATEST,
+            None => {
+                return transport_error(trace, 400, "Bad Request: unsupported MCP-Protocol-Version");
+            }
+        },
+        None => Version::DEFAULT_WITHOUT_HEADER,
+    };
+    let cx = Dispatch { principal, backend, request_id, version };
+    match parsed {
+        Value::Array(items) => handle_batch(&cx, items, sse, trace).await,
+        single => {
+            let (status, answer) = match jsonrpc::classify(single) {
+                Ok(Incoming::NoReply { method }) => {
+                    trace.rpc_method = method;
+                    trace.outcome = "accepted";
+                    return McpReply::Accepted;
+                }
+                Ok(Incoming::Request { id, method, params }) => {
+                    trace.rpc_method = Some(method.clone());
+                    match cx.request(&method, params, trace).await {
+                        Answer::Result(result) => (200, jsonrpc::result_raw(&id, &result)),
+                        Answer::Error(error) => {
+                            trace.outcome = "rpc_error";
+                            (200, jsonrpc::error_json(Some(&id), &error))
+                        }
+                        Answer::Forbidden => return McpReply::InsufficientScope,
+                    }
+                }
+                Err((id, error)) => {
+                    trace.outcome = "rpc_error";
+                    (400, jsonrpc::error_json(id.as_ref(), &error))
+                }
+            };
+            McpReply::Body { status, json: answer, sse }
+        }
+    }
+}
+
+/// A 2025-03-26 batch: each request answered in order; notifications and responses are not.
+async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &mut Trace) -> McpReply {
+    trace.rpc_method = Some("batch".into());
+    if !cx.version.allows_batches() {
+        trace.outcome = "rpc_error";
+        let error = RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            format!("Invalid Request: protocol version {} does not allow batches", cx.version.as_str()),
+        );
+        return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
+    }
+    if items.is_empty() {
+        trace.outcome = "rpc_error";
+        let error = RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: empty batch");
+        return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
+    }
+    const MAX_BATCH: usize = 32;
+    if items.len() > MAX_BATCH {
+        trace.outcome = "rpc_error";
+        let error = RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: at most {MAX_BATCH} messages per batch"));
+        return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
+    }
+    let mut answers = Vec::new();
+    for item in items {
+        match jsonrpc::classify(item) {
+            Ok(Incoming::NoReply { .. }) => {}
+            Ok(Incoming::Request { id, method, .. }) if method == "initialize" => {
+                // 2025-03-26 lifecycle: initialize must not be part of a batch.
+                let error = RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: initialize cannot be batched");
+                answers.push(jsonrpc::error_json(Some(&id), &error));
+            }
+            Ok(Incoming::Request { id, method, params }) => match cx.request(&method, params, trace).await {
+                Answer::Result(result) => answers.push(jsonrpc::result_raw(&id, &result)),
+                Answer::Error(error) => answers.push(jsonrpc::error_json(Some(&id), &error)),
+                Answer::Forbidden => return McpReply::InsufficientScope,
+            },
+            Err((id, error)) => answers.push(jsonrpc::error_json(id.as_ref(), &error)),
+        }
+    }
+    if trace.outcome.is_empty() {
+        trace.outcome = "ok";
+    }
+    if answers.is_empty() {
+        return McpReply::Accepted;
+    }
+    McpReply::Body { status: 200, json: format!("[{}]", answers.join(",")), sse }
+}
+
+fn transport_error(trace: &mut Trace, status: u16, message: &str) -> McpReply {
+    trace.outcome = "http_error";
+    let error = RpcError::new(jsonrpc::SERVER_ERROR, message);
+    McpReply::Body { status, json: jsonrpc::error_json(None, &error), sse: false }
+}
+
+/// JSON unless the client accepts only SSE (`None` when it accepts neither). A missing header
+/// accepts anything (RFC 9110 §12.5.1).
+fn choose_format(accept: Option<&str>) -> Option<bool> {
+    let Some(accept) = accept else { return Some(false) };
+    let mut json = false;
+    let mut sse = false;
+    for range in accept.split(',') {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let refused = parts.any(|p| {
+            p.trim().strip_prefix("q=").is_some_and(|q| q.trim().parse::<f32>().is_ok_and(|q| q <= 0.0))
+        });
+        if refused {
+            continue;
+        }
+        match media.as_str() {
+            "application/json" | "application/*" => json = true,
+            "text/event-stream" | "text/*" => sse = true,
+            "*/*" => {
+                json = true;
+                sse = true;
+            }
+            _ => {}
+        }
+    }
+    if json {
+        Some(false)
+    } else if sse {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+fn is_json_media_type(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|ct| {
+        let media = ct.split(';').next().unwrap_or("").trim();
+        media.eq_ignore_ascii_case("application/json")
+    })
+}
+
+/// A request's answer.
+enum Answer {
+    /// The serialised `result`.
+    Result(String),
+    /// A JSON-RPC error.
+    Error(RpcError),
+    /// HTTP 403 for the whole POST.
+    Forbidden,
+}
+
+struct Dispatch<'a> {
+    principal: &'a Principal,
+    backend: &'a dyn ToolBackend,
+    request_id: &'a str,
+    version: Version,
+}
+
+fn invalid_params(message: impl Into<String>) -> Answer {
+    Answer::Error(RpcError::new(jsonrpc::INVALID_PARAMS, format!("Invalid params: {}", message.into())))
+}
+
+impl Dispatch<'_> {
+    async fn request(&self, method: &str, params: Map<String, Value>, trace: &mut Trace) -> Answer {
+        trace.outcome = "ok";
+        let version = self.version;
+        match method {
+            "initialize" => {
+                let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
+                    return invalid_params("protocolVersion (a string) is required");
+                };
+                for field in ["capabilities", "clientInfo"] {
+                    if !params.get(field).is_some_and(Value::is_object) {
+                        return invalid_params(format!("{field} (an object) is required"));
+                    }
+                }
+                let negotiated = Version::negotiate(requested);
+                Answer::Result(server::initialize_result(negotiated, self.principal).to_string())
+            }
+            "ping" => Answer::Result("{}".into()),
+            "tools/list" => {
+                if params.get("cursor").is_some_and(|c| !c.is_null()) {
+                    return invalid_params("unknown cursor: tools/list has a single page");
+                }
+                Answer::Result(tools::list_json(self.principal, version).to_string())
+            }
+            "tools/call" => self.call_tool(params, trace).await,
+            "resources/list" => {
+                if params.get("cursor").is_some_and(|c| !c.is_null()) {
+                    return invalid_params("unknown cursor: resources/list has a single page");
+                }
+                Answer::Result(server::resources_list(version).to_string())
+            }
+            "resources/templates/list" => Answer::Result(server::resource_templates_list().to_string()),
+            "resources/read" => {
+                let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+                    return invalid_params("uri (a string) is required");
+                };
+                match server::resource_read(uri, version) {
+                    Some(result) => Answer::Result(result.to_string()),
+                    None => Answer::Error(
+                        RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
+                            .with_data(serde_json::json!({ "uri": uri })),
+                    ),
+                }
+            }
+            _ => Answer::Error(RpcError::new(jsonrpc::METHOD_NOT_FOUND, format!("Method not found: {}", truncate(method, 64)))),
+        }
+    }
+
+    async fn call_tool(&self, mut params: Map<String, Value>, trace: &mut Trace) -> Answer {
+        let Some(Value::String(name)) = params.remove("name") else {
+            return invalid_params("name (a string) is required");
+        };
+        trace.tool = Some(truncate(&name, 64));
+        let arguments = match params.remove("arguments") {
+            None | Some(Value::Null) => Value::Object(Map::new()),
+            Some(args @ Value::Object(_)) => args,
+            Some(_) => return invalid_params("arguments must be an object"),
+        };
+        // Tools §error-handling: an unknown tool is a protocol error (-32602).
+        let Some(tool) = tools::find(&name) else {
+            return Answer::Error(RpcError::new(jsonrpc::INVALID_PARAMS, format!("Unknown tool: {}", truncate(&name, 64))));
+        };
+        if !tool.access().allows(self.principal) {
+            // PRODUCT §3: a tool outside the token's scopes gets HTTP 403 so the client can step
+            // up. A read-only token asking for `decide_approval` on a non-app client gets the
+            // same answer: stepping up is the only remedy the client has.
+            trace.outcome = "forbidden";
+            return Answer::Forbidden;
+        }
+        let call = ToolCall {
+            tool: name.clone(),
+            arguments,
+            principal: self.principal.clone(),
+            request_id: self.request_id.to_owned(),
+        };
+        let outcome = match self.backend.call_tool(call).await {
+            Ok(outcome) => outcome,
+            Err(detail) => ToolOutcome::refusal(&tools::Refusal::Internal(detail), &name, self.request_id),
+        };
+        trace.outcome = match outcome.outcome {
+            tools::Outcome::Ok => "ok",
+            tools::Outcome::Refused => "refused",
+            tools::Outcome::Failed => "failed",
+        };
+        trace.detail.clone_from(&outcome.detail);
+        Answer::Result(outcome.to_wire(self.version).to_string())
+    }
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    s.chars().take(max).collect()
+}
+
+/// Wraps a JSON-RPC answer as one SSE event (transports §sending-messages). No event id is
+/// sent: a stateless server cannot resume a stream, and an id would invite a GET reconnect
+/// that can only get 405 (MCP-CONFORMANCE T-16, a documented deviation from a SHOULD).
+pub fn sse_event(json: &str) -> String {
+    format!("event: message\ndata: {json}\n\n")
+}
+
+/// Every JSON-RPC message in a batch answer as its own SSE event.
+pub fn sse_body(json: &str) -> String {
+    if json.starts_with('[') {
+        if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(json) {
+            return items.iter().map(|item| sse_event(&item.to_string())).collect();
+        }
+    }
+    sse_event(json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chooses_the_reply_format() {
+        assert_eq!(choose_format(None), Some(false));
+        assert_eq!(choose_format(Some("application/json, text/event-stream")), Some(false));
+        assert_eq!(choose_format(Some("text/event-stream")), Some(true));
+        assert_eq!(choose_format(Some("application/json")), Some(false));
+        assert_eq!(choose_format(Some("*/*")), Some(false));
+        assert_eq!(choose_format(Some("text/html")), None);
+        assert_eq!(choose_format(Some("application/json;q=0, text/event-stream")), Some(true));
+        assert_eq!(choose_format(Some("")), None);
+    }
+
+    #[test]
+    fn checks_the_media_type() {
+        assert!(is_json_media_type(Some("application/json")));
+        assert!(is_json_media_type(Some("Application/JSON; charset=utf-8")));
+        assert!(!is_json_media_type(Some("text/plain")));
+        assert!(!is_json_media_type(Some("application/json-seq")));
+        assert!(!is_json_media_type(None));
+    }
+
+    #[test]
+    fn frames_sse() {
+        assert_eq!(sse_event("{}"), "event: message\ndata: {}\n\n");
+        assert_eq!(sse_body("[{\"a\":1},{\"b\":2}]"), "event: message\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n");
+    }
+}

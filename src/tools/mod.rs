@@ -1,0 +1,206 @@
+//! The tool catalogue: every tool, declared once, in the order `tools/list` shows them.
+//!
+//! To add a tool: declare it in the file of its area (input type, output type with its `kind`,
+//! the `impl Tool`), add it to [`ALL`], and run `cargo test`, which checks the catalogue's
+//! invariants and shows the `tools/list` snapshot diff. A tool is listed only once its handler
+//! really works.
+
+pub mod registry;
+pub mod schema;
+pub mod workspace;
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use serde_json::Value;
+
+pub use registry::{Access, DynTool, Hints, Outcome, Refusal, Reply, Tool, ToolCx, ToolOutcome};
+
+use crate::auth::Principal;
+use crate::mcp::version::Version;
+
+/// Every tool: read tools first, then action tools, then app-only tools.
+pub const ALL: &[&dyn DynTool] = &[
+    // read
+    &workspace::GetWorkspaceContext,
+    // act
+    &workspace::Remember,
+    &workspace::SaveOffer,
+];
+
+/// The tool named `name`, if it exists.
+pub fn find(name: &str) -> Option<&'static dyn DynTool> {
+    ALL.iter().copied().find(|t| t.name() == name)
+}
+
+/// The `tools/list` result for this caller and version, serialised once per isolate for each
+/// (version, scopes, app) combination: schema derivation is the costly part of `tools/list`
+/// and its output never changes within a deployment.
+pub fn list_json(principal: &Principal, version: Version) -> Rc<str> {
+    type Key = (Version, bool, bool, bool);
+    thread_local! {
+        static CACHE: RefCell<HashMap<Key, Rc<str>>> = RefCell::new(HashMap::new());
+    }
+    let s = principal.scopes;
+    let key = (version, s.read, s.act, principal.app);
+    CACHE.with(|cache| {
+        Rc::clone(cache.borrow_mut().entry(key).or_insert_with(|| {
+            let tools: Vec<Value> = ALL
+                .iter()
+                .filter(|t| t.access().allows(principal))
+                .map(|t| registry::descriptor(*t, version))
+                .collect();
+            serde_json::json!({ "tools": tools }).to_string().into()
+        }))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::ScopeSet;
+    use crate::testing::principal;
+
+    /// The result kinds of seed 001's table.
+    const KINDS: &[&str] = &[
+        "approval", "approvals", "campaign", "campaign_estimate", "checkout", "choice", "domain_quote",
+        "email_step", "first_email", "lead_count", "lead_preview", "memory", "offer", "plans", "playbook",
+        "portal", "replies", "sending_choice", "sending_setup", "sequence", "sizing", "support", "target",
+        "warmed_shelf", "warmup", "workspace",
+    ];
+
+    /// PRODUCT §7: the 12 read tools, 25 action tools and 1 app-only tool.
+    const READ: &[&str] = &[
+        "get_workspace_context", "estimate_lead_pool", "preview_lead_sample", "check_first_email",
+        "check_domains", "list_warmed_domains", "get_sending_setup", "estimate_campaign_plan",
+        "get_campaign", "list_replies", "get_plans_and_billing", "list_pending_approvals",
+    ];
+    const ACT: &[&str] = &[
+        "remember", "save_offer", "save_target", "save_target_filters", "confirm_target", "import_leads",
+        "save_playbook", "save_sequence", "approve_sequence", "size_sending_capacity", "confirm_sizing",
+        "choose_sending_source", "propose_warmed_domains", "propose_domains", "propose_email",
+        "order_sending_setup", "start_warmup", "stage_campaign", "launch_campaign", "stop_campaign",
+        "resume_campaign", "upgrade_plan", "start_checkout", "open_billing_portal", "contact_support",
+    ];
+    const APP: &[&str] = &["decide_approval"];
+
+    #[test]
+    fn the_catalogue_keeps_its_invariants() {
+        assert_eq!(READ.len() + ACT.len() + APP.len(), 38);
+        let mut names = Vec::new();
+        let mut last_access = Access::Read;
+        for tool in ALL {
+            let name = tool.name();
+            assert!(!names.contains(&name), "{name} is listed twice");
+            names.push(name);
+            assert!(
+                name.len() <= 64 && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                "{name}: names are snake_case, 64 characters at most"
+            );
+            let expected = if READ.contains(&name) {
+                Access::Read
+            } else if ACT.contains(&name) {
+                Access::Act
+            } else if APP.contains(&name) {
+                Access::App
+            } else {
+                panic!("{name} is not one of PRODUCT §7's 38 tools")
+            };
+            assert_eq!(tool.access(), expected, "{name}: access class");
+            let rank = |a: Access| a as u8;
+            assert!(rank(tool.access()) >= rank(last_access), "{name}: read, then act, then app tools");
+            last_access = tool.access();
+            assert!(!tool.title().is_empty() && tool.title().len() <= 60, "{name}: title");
+            let d = tool.description();
+            assert!((80..=900).contains(&d.len()), "{name}: description of {} characters", d.len());
+
+            let input = tool.input_schema();
+            assert_eq!(input["type"], "object", "{name}: input root is an object");
+            assert_eq!(input["additionalProperties"], false, "{name}: unknown arguments are refused");
+            assert!(input.get("$defs").is_none() && !input.to_string().contains("$ref"), "{name}: self-contained");
+            for (prop, schema) in input["properties"].as_object().into_iter().flatten() {
+                assert!(
+                    prop.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                    "{name}.{prop}: argument names are snake_case"
+                );
+                assert!(
+                    schema.get("description").and_then(Value::as_str).is_some_and(|s| !s.is_empty()),
+                    "{name}.{prop}: every argument has a description"
+                );
+            }
+            let mut used = Vec::new();
+            schema::keywords(&input, &mut used);
+            for keyword in used {
+                assert!(schema::SUPPORTED_KEYWORDS.contains(&keyword.as_str()), "{name}: {keyword} is not enforced");
+            }
+
+            let output = tool.output_schema();
+            assert_eq!(output["type"], "object", "{name}: output root is an object");
+            let kinds = schema::kinds(&output);
+            assert!(!kinds.is_empty(), "{name}: the output names its kind as a const");
+            for kind in &kinds {
+                assert!(KINDS.contains(&kind.as_str()), "{name}: kind {kind} is not in seed 001's table");
+            }
+            if tool.access() == Access::Read {
+                assert!(tool.hints().idempotent, "{name}: read tools are idempotent");
+            }
+        }
+    }
+
+    #[test]
+    fn listing_follows_the_token() {
+        let names = |p: &Principal| -> Vec<String> {
+            let list: Value = serde_json::from_str(&list_json(p, Version::LATEST)).unwrap();
+            list["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+        };
+        let read = names(&principal(ScopeSet::READ, false));
+        let act = names(&principal(ScopeSet::FULL, false));
+        let app = names(&principal(ScopeSet::FULL, true));
+        let none = names(&principal(ScopeSet::default(), true));
+        assert!(read.iter().all(|n| READ.contains(&n.as_str())));
+        assert!(act.iter().all(|n| !APP.contains(&n.as_str())));
+        assert_eq!(act.len(), ALL.iter().filter(|t| t.access() != Access::App).count());
+        assert_eq!(app.len(), ALL.len());
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn descriptors_are_shaped_by_version() {
+        let tool = find("save_offer").unwrap();
+        let new = registry::descriptor(tool, Version::V2025_11_25);
+        assert_eq!(new["title"], "Save the offer");
+        assert_eq!(new["annotations"]["readOnlyHint"], false);
+        assert_eq!(new["annotations"]["destructiveHint"], false);
+        assert_eq!(new["annotations"]["idempotentHint"], true);
+        assert_eq!(new["annotations"]["openWorldHint"], false);
+        assert_eq!(new["outputSchema"]["properties"]["kind"]["const"], "offer");
+        let uri = crate::card::resource_uri();
+        assert_eq!(new["_meta"]["ui"]["resourceUri"], uri);
+        assert_eq!(new["_meta"]["ui/resourceUri"], uri);
+        let mid = registry::descriptor(tool, Version::V2025_03_26);
+        assert!(mid.get("title").is_none() && mid.get("outputSchema").is_none());
+        assert_eq!(mid["annotations"]["title"], "Save the offer");
+        assert_eq!(mid["_meta"]["ui"]["resourceUri"], uri);
+        let old = registry::descriptor(tool, Version::V2024_11_05);
+        assert!(old.get("annotations").is_none() && old.get("title").is_none());
+        assert_eq!(old["_meta"]["ui/resourceUri"], uri);
+    }
+
+    /// The committed snapshot of `tools/list` for an acting Claude-app token: any change to a
+    /// tool's contract shows up as a diff in review. `UPDATE_SNAPSHOTS=1 cargo test` rewrites it.
+    #[test]
+    fn tools_list_snapshot() {
+        let list: Value = serde_json::from_str(&list_json(&principal(ScopeSet::FULL, true), Version::LATEST)).unwrap();
+        let mut text = serde_json::to_string_pretty(&list).unwrap();
+        text.push('\n');
+        // The card hash changes whenever the card does; keep the snapshot about the tools.
+        let text = text.replace(crate::card::resource_uri(), "ui://vibesell/card-<hash>");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/tools_list.json");
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(committed == text, "tools/list changed; review and run UPDATE_SNAPSHOTS=1 cargo test");
+    }
+}

@@ -1,0 +1,316 @@
+//! The tool mechanism: the [`Tool`] trait every tool implements once, its object-safe twin
+//! [`DynTool`] used for dispatch, and the one place where tool results and refusals become
+//! wire values (MCP tools §tool-result, PRODUCT §4).
+
+use std::future::Future;
+use std::pin::Pin;
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use super::schema;
+use crate::auth::{Principal, Scope};
+use crate::card;
+use crate::config::Config;
+use crate::mcp::version::Version;
+use crate::store::{Db, StoreError};
+
+/// A boxed future that need not be `Send`: a Worker isolate is single-threaded.
+pub type LocalBoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + 'a>>;
+
+/// Who may see and call a tool (PRODUCT §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Read tools: listed for every token with `mcp`.
+    Read,
+    /// Action tools: listed only with `mcp:act`.
+    Act,
+    /// `decide_approval`: `mcp:act` and a Claude-app client; hidden from the model by the host
+    /// (`_meta.ui.visibility: ["app"]`).
+    App,
+}
+
+impl Access {
+    /// The scope a token needs to call the tool.
+    pub fn scope(self) -> Scope {
+        match self {
+            Access::Read => Scope::Read,
+            Access::Act | Access::App => Scope::Act,
+        }
+    }
+
+    /// Whether `principal` may see and call the tool.
+    pub fn allows(self, principal: &Principal) -> bool {
+        principal.scopes.contains(self.scope()) && (self != Access::App || principal.app)
+    }
+}
+
+/// The behaviour hints that differ per tool. `readOnlyHint` follows from [`Access`] and
+/// `destructiveHint` is always false: nothing irreversible runs without an approval (PRODUCT §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hints {
+    /// Calling twice with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// The tool calls an outside provider (leads, sending platform, registrar, Stripe).
+    pub open_world: bool,
+}
+
+/// What the tool's handler sees: the caller, the workspace's storage and the time.
+pub struct ToolCx<'a> {
+    /// The workspace's database.
+    pub db: &'a dyn Db,
+    /// Who is calling.
+    pub principal: &'a Principal,
+    /// Deployment configuration.
+    pub config: &'a Config,
+    /// Milliseconds since the Unix epoch, from the platform clock.
+    pub now_ms: i64,
+    /// The request id, for references and logs.
+    pub request_id: &'a str,
+}
+
+/// A successful result: the Markdown summary for the model and the data for the card.
+#[derive(Debug)]
+pub struct Reply<O> {
+    /// What was found or done, and what to do next.
+    pub text: String,
+    /// The `structuredContent`.
+    pub data: O,
+}
+
+impl<O> Reply<O> {
+    /// A reply.
+    pub fn new(text: impl Into<String>, data: O) -> Self {
+        Reply { text: text.into(), data }
+    }
+}
+
+/// Why a tool did not do what was asked. Everything but `Internal` is shown to the model as is,
+/// so its text must say what to do next.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Refusal {
+    /// The arguments do not fit the input schema.
+    InvalidArguments(String),
+    /// A prerequisite, a limit or a state that prevents the action, with guidance.
+    Guidance(String),
+    /// A failure on our side; the detail goes to the log, never to the wire.
+    Internal(String),
+}
+
+impl From<StoreError> for Refusal {
+    fn from(e: StoreError) -> Self {
+        Refusal::Internal(e.to_string())
+    }
+}
+
+impl Refusal {
+    /// A refusal with guidance for the model.
+    pub fn guidance(text: impl Into<String>) -> Self {
+        Refusal::Guidance(text.into())
+    }
+
+    /// The one place where refusals become wire text.
+    fn to_text(&self, tool: &str, request_id: &str) -> String {
+        match self {
+            Refusal::InvalidArguments(why) => {
+                format!("Invalid arguments for {tool}: {why}. Fix the arguments (see the tool's inputSchema) and call it again.")
+            }
+            Refusal::Guidance(text) => text.clone(),
+            Refusal::Internal(_) => format!(
+                "VibeSell could not complete {tool} because of a problem on its side (reference {request_id}). \
+                 Nothing was changed. Try again in a moment; if it keeps failing, tell the user."
+            ),
+        }
+    }
+}
+
+/// How a call ended, for the log line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// A result.
+    Ok,
+    /// A refusal the model can act on.
+    Refused,
+    /// An internal failure.
+    Failed,
+}
+
+/// A finished tool call, as the workspace Durable Object returns it to the Worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolOutcome {
+    /// The Markdown text (or the refusal).
+    pub text: String,
+    /// The data, absent for refusals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured: Option<Value>,
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The internal failure detail, for the log only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+impl ToolOutcome {
+    /// The `CallToolResult` for `version`: `structuredContent` from 2025-06-18, and before that
+    /// the JSON in a second text block, where older hosts and the card look for it (MCP tools
+    /// §structured-content: "SHOULD also return the serialized JSON in a TextContent block").
+    pub fn to_wire(&self, version: Version) -> Value {
+        let mut content = vec![json!({ "type": "text", "text": self.text })];
+        let mut result = json!({ "isError": self.outcome != Outcome::Ok });
+        if let Some(data) = &self.structured {
+            if version.has_structured_content() {
+                result["structuredContent"] = data.clone();
+            } else {
+                content.push(json!({ "type": "text", "text": data.to_string() }));
+            }
+        }
+        result["content"] = Value::Array(content);
+        result
+    }
+
+    /// A refusal built outside a handler (unknown arguments shape, storage failure).
+    pub fn refusal(refusal: &Refusal, tool: &str, request_id: &str) -> ToolOutcome {
+        let (outcome, detail) = match refusal {
+            Refusal::Internal(detail) => (Outcome::Failed, Some(detail.clone())),
+            _ => (Outcome::Refused, None),
+        };
+        ToolOutcome { text: refusal.to_text(tool, request_id), structured: None, outcome, detail }
+    }
+}
+
+/// One tool, declared once: name, title, description, access, hints, input and output types
+/// (whose schemas are derived), and the handler.
+#[allow(async_fn_in_trait)] // Futures need not be Send on a single-threaded isolate.
+pub trait Tool: Sync + 'static {
+    /// The arguments.
+    type Input: DeserializeOwned + JsonSchema;
+    /// The `structuredContent`; its serde tag names the `kind`.
+    type Output: Serialize + JsonSchema;
+    /// Wire name, `snake_case`.
+    const NAME: &'static str;
+    /// Human title.
+    const TITLE: &'static str;
+    /// For the model: when to use it, what must come first, what it returns.
+    const DESCRIPTION: &'static str;
+    /// Who may list and call it.
+    const ACCESS: Access;
+    /// Idempotence and open-world hints.
+    const HINTS: Hints;
+
+    /// Runs the tool.
+    async fn call(&self, cx: &ToolCx<'_>, input: Self::Input) -> Result<Reply<Self::Output>, Refusal>;
+}
+
+/// The object-safe view of a [`Tool`], implemented for every tool.
+pub trait DynTool: Sync {
+    /// Wire name.
+    fn name(&self) -> &'static str;
+    /// Human title.
+    fn title(&self) -> &'static str;
+    /// Model-facing description.
+    fn description(&self) -> &'static str;
+    /// Access class.
+    fn access(&self) -> Access;
+    /// Hints.
+    fn hints(&self) -> Hints;
+    /// The derived input schema.
+    fn input_schema(&self) -> Value;
+    /// The derived output schema.
+    fn output_schema(&self) -> Value;
+    /// Validates the arguments against the input schema, decodes them and runs the handler.
+    fn call<'a>(&'a self, cx: &'a ToolCx<'a>, arguments: Value) -> LocalBoxFuture<'a, ToolOutcome>;
+}
+
+impl<T: Tool> DynTool for T {
+    fn name(&self) -> &'static str {
+        T::NAME
+    }
+    fn title(&self) -> &'static str {
+        T::TITLE
+    }
+    fn description(&self) -> &'static str {
+        T::DESCRIPTION
+    }
+    fn access(&self) -> Access {
+        T::ACCESS
+    }
+    fn hints(&self) -> Hints {
+        T::HINTS
+    }
+    fn input_schema(&self) -> Value {
+        schema::input_schema::<T::Input>()
+    }
+    fn output_schema(&self) -> Value {
+        schema::output_schema::<T::Output>()
+    }
+
+    fn call<'a>(&'a self, cx: &'a ToolCx<'a>, arguments: Value) -> LocalBoxFuture<'a, ToolOutcome> {
+        Box::pin(async move {
+            let refuse = |r: Refusal| ToolOutcome::refusal(&r, T::NAME, cx.request_id);
+            // MCP 2025-11-25 (SEP-1303): input validation errors are tool results with
+            // `isError`, so the model can correct itself.
+            if let Err(why) = schema::validate(&cached_input_schema::<T>(), &arguments) {
+                return refuse(Refusal::InvalidArguments(why));
+            }
+            let input: T::Input = match serde_json::from_value(arguments) {
+                Ok(input) => input,
+                Err(e) => return refuse(Refusal::InvalidArguments(e.to_string())),
+            };
+            match self.call(cx, input).await {
+                Ok(reply) => match serde_json::to_value(&reply.data) {
+                    Ok(data) => ToolOutcome { text: reply.text, structured: Some(data), outcome: Outcome::Ok, detail: None },
+                    Err(e) => refuse(Refusal::Internal(format!("serialising output: {e}"))),
+                },
+                Err(refusal) => refuse(refusal),
+            }
+        })
+    }
+}
+
+/// Input schemas are derived once per isolate; validation runs on every call.
+fn cached_input_schema<T: Tool>() -> std::rc::Rc<Value> {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    use std::rc::Rc;
+    thread_local! {
+        static CACHE: RefCell<HashMap<&'static str, Rc<Value>>> = RefCell::new(HashMap::new());
+    }
+    CACHE.with(|cache| {
+        Rc::clone(cache.borrow_mut().entry(T::NAME).or_insert_with(|| Rc::new(schema::input_schema::<T::Input>())))
+    })
+}
+
+/// The tool's `tools/list` entry, shaped for `version` (MCP-CONFORMANCE TL-06: `title`,
+/// `outputSchema` from 2025-06-18, `annotations` from 2025-03-26; `_meta.ui` on every version,
+/// because MCP Apps hosts may negotiate old versions).
+pub fn descriptor(tool: &dyn DynTool, version: Version) -> Value {
+    let uri = card::resource_uri();
+    let mut ui = json!({ "resourceUri": uri });
+    if tool.access() == Access::App {
+        ui["visibility"] = json!(["app"]);
+    }
+    let mut d = json!({
+        "name": tool.name(),
+        "description": tool.description(),
+        "inputSchema": tool.input_schema(),
+        "_meta": { "ui": ui, "ui/resourceUri": uri },
+    });
+    if version.has_structured_content() {
+        d["title"] = Value::from(tool.title());
+        d["outputSchema"] = tool.output_schema();
+    }
+    if version.has_annotations() {
+        let hints = tool.hints();
+        d["annotations"] = json!({
+            "title": tool.title(),
+            "readOnlyHint": tool.access() == Access::Read,
+            "destructiveHint": false,
+            "idempotentHint": hints.idempotent,
+            "openWorldHint": hints.open_world,
+        });
+    }
+    d
+}

@@ -1,0 +1,372 @@
+//! JSON Schemas derived from the tools' Rust types, and a validator for the subset of JSON
+//! Schema 2020-12 that those derived schemas use.
+//!
+//! The input schema a model sees is the contract, so arguments are checked against that very
+//! schema before serde turns them into the input type: a limit written once as
+//! `#[schemars(length(max = 500))]` is both advertised and enforced. A catalogue test makes sure
+//! no input schema uses a keyword this validator does not enforce.
+
+use schemars::JsonSchema;
+use schemars::generate::SchemaSettings;
+use serde_json::{Map, Value};
+
+/// Keywords the validator enforces, plus annotations it may ignore safely.
+pub const SUPPORTED_KEYWORDS: &[&str] = &[
+    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "oneOf",
+    "anyOf", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems",
+    // annotations
+    "description", "title", "default", "format", "examples",
+];
+
+fn settings() -> SchemaSettings {
+    SchemaSettings::draft2020_12().with(|s| {
+        // Each tool schema is self-contained: no `$defs`/`$ref` for a model or a client to chase.
+        s.inline_subschemas = true;
+        s.meta_schema = None;
+    })
+}
+
+/// The schema of a tool's arguments (deserialisation contract).
+pub fn input_schema<T: JsonSchema>() -> Value {
+    let mut schema = settings().for_deserialize().into_generator().into_root_schema_for::<T>().to_value();
+    strip_root_annotations(&mut schema);
+    schema
+}
+
+/// The schema of a tool's `structuredContent` (serialisation contract), with `kind` as a
+/// `const`. Output structs carry `#[serde(tag = "kind", rename = "<kind>")]`, which schemars
+/// reports as the root title; enums of several kinds already carry a `const` per variant.
+pub fn output_schema<T: JsonSchema>() -> Value {
+    let mut schema = settings().for_serialize().into_generator().into_root_schema_for::<T>().to_value();
+    let title = schema.get("title").and_then(Value::as_str).map(str::to_owned);
+    if let (Some(kind), Some(properties)) = (title, schema.get_mut("properties").and_then(Value::as_object_mut)) {
+        properties.insert("kind".into(), serde_json::json!({ "type": "string", "const": kind }));
+        if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
+            required.insert(0, Value::from("kind"));
+        } else {
+            schema["required"] = serde_json::json!(["kind"]);
+        }
+    }
+    strip_root_annotations(&mut schema);
+    // MCP 2025-11-25 `Tool.outputSchema` must have an object root, also for `oneOf` enums.
+    schema["type"] = Value::from("object");
+    schema
+}
+
+fn strip_root_annotations(schema: &mut Value) {
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("title");
+        object.remove("description");
+    }
+    unwrap_descriptions(schema);
+}
+
+/// Doc comments are wrapped at the source's line width; a description is one paragraph.
+fn unwrap_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            for (key, value) in object.iter_mut() {
+                match value {
+                    Value::String(text) if key == "description" && text.contains('\n') => {
+                        *text = text.split('\n').map(str::trim).collect::<Vec<_>>().join(" ");
+                    }
+                    _ => unwrap_descriptions(value),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(unwrap_descriptions),
+        _ => {}
+    }
+}
+
+/// The `kind` values an output schema can carry.
+pub fn kinds(output_schema: &Value) -> Vec<String> {
+    let consts = |s: &Value| s.pointer("/properties/kind/const").and_then(Value::as_str).map(str::to_owned);
+    match output_schema.get("oneOf").and_then(Value::as_array) {
+        Some(variants) => variants.iter().filter_map(consts).collect(),
+        None => consts(output_schema).into_iter().collect(),
+    }
+}
+
+/// Checks `value` against `schema`; the error names the offending field and says what is wrong.
+pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
+    check(schema, value, "")
+}
+
+fn at(path: &str) -> String {
+    if path.is_empty() { "the arguments".to_owned() } else { format!("`{path}`") }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn has_type(value: &Value, ty: &str) -> bool {
+    match ty {
+        "null" => value.is_null(),
+        "boolean" => value.is_boolean(),
+        "integer" => value.as_i64().is_some() || value.as_u64().is_some(),
+        "number" => value.is_number(),
+        "string" => value.is_string(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => false,
+    }
+}
+
+fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
+    let Some(schema) = schema.as_object() else { return Ok(()) };
+    if let Some(ty) = schema.get("type") {
+        let types: Vec<&str> = match ty {
+            Value::String(t) => vec![t.as_str()],
+            Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => vec![],
+        };
+        if !types.iter().any(|t| has_type(value, t)) {
+            let expected = types.iter().filter(|t| **t != "null").copied().collect::<Vec<_>>().join(" or ");
+            return Err(format!("{} must be {}, not {}", at(path), article(&expected), type_name(value)));
+        }
+    }
+    if let Some(Value::Array(options)) = schema.get("enum") {
+        if !options.contains(value) {
+            return Err(format!("{} must be one of {}", at(path), list(options)));
+        }
+    }
+    if let Some(expected) = schema.get("const") {
+        if expected != value {
+            return Err(format!("{} must be {expected}", at(path)));
+        }
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(Value::Array(variants)) = schema.get(key) {
+            if !variants.iter().any(|v| check(v, value, path).is_ok()) {
+                let consts: Vec<Value> = variants.iter().filter_map(|v| v.get("const").cloned()).collect();
+                return Err(if consts.len() == variants.len() {
+                    format!("{} must be one of {}", at(path), list(&consts))
+                } else {
+                    // Report the first variant's complaint: it is the most specific guidance.
+                    variants.iter().find_map(|v| check(v, value, path).err()).unwrap_or_default()
+                });
+            }
+        }
+    }
+    match value {
+        Value::String(s) => {
+            let chars = s.chars().count() as u64;
+            if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
+                if chars < min {
+                    return Err(if min == 1 {
+                        format!("{} must not be empty", at(path))
+                    } else {
+                        format!("{} must have at least {min} characters", at(path))
+                    });
+                }
+            }
+            if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
+                if chars > max {
+                    return Err(format!("{} is too long: {chars} characters, {max} at most", at(path)));
+                }
+            }
+        }
+        Value::Number(n) => {
+            let x = n.as_f64().unwrap_or(0.0);
+            if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
+                if x < min {
+                    return Err(format!("{} must be at least {min}", at(path)));
+                }
+            }
+            if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
+                if x > max {
+                    return Err(format!("{} must be at most {max}", at(path)));
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
+                if (items.len() as u64) < min {
+                    return Err(format!("{} needs at least {min} item(s)", at(path)));
+                }
+            }
+            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
+                if items.len() as u64 > max {
+                    return Err(format!("{} has {} items, {max} at most", at(path), items.len()));
+                }
+            }
+            if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
+                for (i, item) in items.iter().enumerate() {
+                    if items[..i].contains(item) {
+                        return Err(format!("{} lists {item} twice", at(path)));
+                    }
+                }
+            }
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter().enumerate() {
+                    check(item_schema, item, &format!("{path}[{i}]"))?;
+                }
+            }
+        }
+        Value::Object(object) => check_object(schema, object, path)?,
+        Value::Null | Value::Bool(_) => {}
+    }
+    Ok(())
+}
+
+fn check_object(schema: &Map<String, Value>, object: &Map<String, Value>, path: &str) -> Result<(), String> {
+    let empty = Map::new();
+    let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+    let child = |key: &str| if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") };
+    if let Some(Value::Array(required)) = schema.get("required") {
+        for key in required.iter().filter_map(Value::as_str) {
+            if !object.contains_key(key) {
+                return Err(format!("`{}` is required", child(key)));
+            }
+        }
+    }
+    for (key, value) in object {
+        match properties.get(key) {
+            Some(property) => check(property, value, &child(key))?,
+            None => match schema.get("additionalProperties") {
+                Some(Value::Bool(false)) => {
+                    let known: Vec<&str> = properties.keys().map(String::as_str).collect();
+                    return Err(format!(
+                        "`{}` is not a known field{}",
+                        child(key),
+                        if known.is_empty() { String::new() } else { format!("; the fields are {}", known.join(", ")) }
+                    ));
+                }
+                Some(extra @ Value::Object(_)) => check(extra, value, &child(key))?,
+                _ => {}
+            },
+        }
+    }
+    Ok(())
+}
+
+fn article(expected: &str) -> String {
+    match expected {
+        "integer" | "array" | "object" => format!("an {expected}"),
+        "" => "something else".to_owned(),
+        other => format!("a {other}"),
+    }
+}
+
+fn list(values: &[Value]) -> String {
+    values.iter().map(Value::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Every keyword used anywhere in `schema` (object keys that are not property names).
+pub fn keywords(schema: &Value, out: &mut Vec<String>) {
+    if let Value::Object(object) = schema {
+        for (key, value) in object {
+            if !out.contains(key) {
+                out.push(key.clone());
+            }
+            match key.as_str() {
+                "properties" => {
+                    for property in value.as_object().into_iter().flat_map(Map::values) {
+                        keywords(property, out);
+                    }
+                }
+                "enum" | "const" | "default" | "examples" => {}
+                _ => keywords(value, out),
+            }
+        }
+    } else if let Value::Array(items) = schema {
+        for item in items {
+            keywords(item, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::{Deserialize, Serialize};
+    use serde_json::json;
+
+    /// Test input.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Input {
+        /// A note.
+        #[schemars(length(min = 1, max = 5))]
+        note: String,
+        /// Some tags.
+        #[serde(default)]
+        #[schemars(length(max = 2))]
+        tags: Vec<Tag>,
+        /// A count.
+        #[schemars(range(min = 1, max = 10))]
+        count: Option<u32>,
+        /// A mode.
+        mode: Option<Mode>,
+    }
+
+    /// A tag.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Tag {
+        /// Its name.
+        #[schemars(length(min = 1, max = 3))]
+        name: String,
+    }
+
+    /// A mode.
+    #[derive(Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    #[allow(dead_code)]
+    enum Mode {
+        /// Fast.
+        Fast,
+        /// Slow.
+        Slow,
+    }
+
+    /// Output.
+    #[derive(Serialize, JsonSchema)]
+    #[serde(tag = "kind", rename = "memory")]
+    struct Output {
+        /// Id.
+        id: u32,
+    }
+
+    #[test]
+    fn validates_against_derived_schemas() {
+        let schema = input_schema::<Input>();
+        assert!(validate(&schema, &json!({"note": "hi"})).is_ok());
+        assert!(validate(&schema, &json!({"note": "hi", "count": null, "mode": "fast"})).is_ok());
+        let err = |v: Value| validate(&schema, &v).unwrap_err();
+        assert_eq!(err(json!({})), "`note` is required");
+        assert_eq!(err(json!({"note": ""})), "`note` must not be empty");
+        assert_eq!(err(json!({"note": "toolong"})), "`note` is too long: 7 characters, 5 at most");
+        assert_eq!(err(json!({"note": 3})), "`note` must be a string, not an integer");
+        assert_eq!(err(json!({"note": "a", "count": 0})), "`count` must be at least 1");
+        assert_eq!(err(json!({"note": "a", "count": 2.5})), "`count` must be an integer, not a number");
+        assert_eq!(err(json!({"note": "a", "mode": "x"})), r#"`mode` must be one of "fast", "slow""#);
+        assert!(err(json!({"note": "a", "extra": 1})).starts_with("`extra` is not a known field"));
+        assert_eq!(err(json!({"note": "a", "tags": [{"name": "abcd"}]})), "`tags[0].name` is too long: 4 characters, 3 at most");
+        assert_eq!(err(json!({"note": "a", "tags": [{"name":"a"},{"name":"b"},{"name":"c"}]})), "`tags` has 3 items, 2 at most");
+        assert_eq!(err(json!([1])), "the arguments must be an object, not an array");
+    }
+
+    #[test]
+    fn output_schemas_carry_their_kind() {
+        let schema = output_schema::<Output>();
+        assert_eq!(schema["properties"]["kind"]["const"], "memory");
+        assert_eq!(schema["required"][0], "kind");
+        assert_eq!(schema["type"], "object");
+        assert!(schema.get("title").is_none());
+        assert_eq!(kinds(&schema), vec!["memory"]);
+        assert_eq!(serde_json::to_value(Output { id: 1 }).unwrap()["kind"], "memory");
+    }
+}

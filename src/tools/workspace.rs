@@ -1,0 +1,293 @@
+//! Workspace tools: where the user is (`get_workspace_context`), what the assistant should
+//! remember (`remember`), and what the user sells (`save_offer`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
+use crate::workspace::journey::{self, Availability, JourneyStep, NextStep, Progress, Step};
+use crate::workspace::memory::{self, Memory, Saved};
+use crate::workspace::offer::{self, Offer};
+
+/// How many notes the workspace view shows.
+const NOTES_SHOWN: i64 = 20;
+
+// ---- get_workspace_context ---------------------------------------------------------------
+
+/// `get_workspace_context`: the workspace, what is set so far, and the next step.
+pub struct GetWorkspaceContext;
+
+/// No arguments.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NoArguments {}
+
+/// The workspace view.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename = "workspace", rename_all = "camelCase")]
+pub struct WorkspaceView {
+    /// The workspace id.
+    pub workspace_id: String,
+    /// When the workspace was created (ms since the epoch).
+    pub created_at: i64,
+    /// Whether this connection can act (has `mcp:act`) or only read.
+    pub can_act: bool,
+    /// The offer, once saved.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offer: Option<Offer>,
+    /// The most recent notes, newest first.
+    pub memories: Vec<Memory>,
+    /// Every step of the journey with its status.
+    pub journey: Vec<JourneyStep>,
+    /// What to do next; absent when every step is done.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_step: Option<NextStep>,
+}
+
+impl Tool for GetWorkspaceContext {
+    type Input = NoArguments;
+    type Output = WorkspaceView;
+    const NAME: &'static str = "get_workspace_context";
+    const TITLE: &'static str = "Get workspace context";
+    const DESCRIPTION: &'static str = "Start here. Returns the user's VibeSell workspace: what they sell, \
+        what has been set up so far (target, leads, emails, sending setup, campaign), notes remembered \
+        from earlier conversations, every step of the journey with its status, and the next step with \
+        the tool to call. Call it at the start of a conversation and whenever unsure what comes next.";
+    const ACCESS: Access = Access::Read;
+    const HINTS: Hints = Hints { idempotent: true, open_world: false };
+
+    async fn call(&self, cx: &ToolCx<'_>, _: NoArguments) -> Result<Reply<WorkspaceView>, Refusal> {
+        let offer = offer::load(cx.db)?.map(|(o, _)| o);
+        let memories = memory::recent(cx.db, NOTES_SHOWN)?;
+        let mut progress = Progress::default();
+        if offer.is_some() {
+            progress.done.push(Step::Offer);
+        }
+        let (journey, next_step) = journey::journey(&progress, |name| match super::find(name) {
+            Some(t) if t.access().allows(cx.principal) => Availability::Available,
+            Some(_) => Availability::NotAllowed,
+            None => Availability::Missing,
+        });
+        let can_act = cx.principal.scopes.act;
+        let mut text = String::from("**VibeSell workspace**\n");
+        match &offer {
+            Some(o) => text.push_str(&format!("- Offer: {} — {}\n", o.product, o.value_proposition)),
+            None => text.push_str("- Offer: not described yet\n"),
+        }
+        let done = journey.iter().filter(|s| s.status == journey::Status::Done).count();
+        text.push_str(&format!("- Journey: {done} of {} steps done\n", journey.len()));
+        if !memories.is_empty() {
+            text.push_str(&format!("- {} remembered note(s) in structuredContent.memories\n", memories.len()));
+        }
+        match &next_step {
+            Some(NextStep { title, tool: Some(tool), why, .. }) => {
+                text.push_str(&format!("\n**Next:** {title} — call `{tool}`. {why}"));
+            }
+            Some(NextStep { title, tool: None, why, .. }) => text.push_str(&format!("\n**Next:** {title}. {why}")),
+            None => text.push_str("\nEvery step is done."),
+        }
+        if !can_act {
+            text.push_str("\n\nThis connection is read-only: it can look but not change anything.");
+        }
+        let view = WorkspaceView {
+            workspace_id: cx.principal.workspace.clone(),
+            created_at: crate::workspace::created_at(cx.db)?.unwrap_or(cx.now_ms),
+            can_act,
+            offer,
+            memories,
+            journey,
+            next_step,
+        };
+        Ok(Reply::new(text, view))
+    }
+}
+
+// ---- remember ----------------------------------------------------------------------------
+
+/// `remember`: keeps a note about the user for later conversations.
+pub struct Remember;
+
+/// What to remember.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RememberInput {
+    /// The fact or preference, in one or two sentences (e.g. "Prefers a formal tone; never
+    /// mention pricing in the first email").
+    #[schemars(length(min = 1, max = 1000))]
+    pub note: String,
+    /// A short topic such as `tone` or `sender_name`. A note with a topic replaces the previous
+    /// note on that topic; without one it is added.
+    #[schemars(length(min = 1, max = 60))]
+    pub topic: Option<String>,
+}
+
+/// A saved note.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename = "memory", rename_all = "camelCase")]
+pub struct MemoryView {
+    /// The note's id.
+    pub id: i64,
+    /// Its topic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// The note.
+    pub note: String,
+    /// When it was saved (ms since the epoch).
+    pub saved_at: i64,
+    /// Whether it replaced the previous note on its topic.
+    pub replaced: bool,
+    /// Notes in the workspace now.
+    pub total: i64,
+}
+
+impl Tool for Remember {
+    type Input = RememberInput;
+    type Output = MemoryView;
+    const NAME: &'static str = "remember";
+    const TITLE: &'static str = "Remember a note";
+    const DESCRIPTION: &'static str = "Keeps a note about the user or their business (a preference, a fact, \
+        a decision) in their VibeSell workspace, so later conversations can use it; \
+        get_workspace_context returns the notes. Give a topic to replace an earlier note on the same \
+        topic. Only note what the user said or confirmed. Returns the saved note.";
+    const ACCESS: Access = Access::Act;
+    const HINTS: Hints = Hints { idempotent: false, open_world: false };
+
+    async fn call(&self, cx: &ToolCx<'_>, input: RememberInput) -> Result<Reply<MemoryView>, Refusal> {
+        let note = input.note.trim();
+        let topic = input.topic.as_deref().map(str::trim).map(str::to_lowercase);
+        if note.is_empty() || topic.as_deref() == Some("") {
+            return Err(Refusal::InvalidArguments("`note` and `topic` must not be blank".into()));
+        }
+        match memory::save(cx.db, topic.as_deref(), note, cx.now_ms)? {
+            Saved::Full => Err(Refusal::guidance(format!(
+                "The workspace already keeps {} notes, the most it holds. Replace an existing note by \
+                 calling remember with its topic instead.",
+                memory::MAX_NOTES
+            ))),
+            Saved::Ok { memory, replaced, total } => {
+                let text = match &memory.topic {
+                    Some(t) if replaced => format!("Updated the note on **{t}**."),
+                    Some(t) => format!("Remembered a note on **{t}**."),
+                    None => "Remembered the note.".to_owned(),
+                };
+                let view = MemoryView {
+                    id: memory.id,
+                    topic: memory.topic,
+                    note: memory.note,
+                    saved_at: memory.updated_at,
+                    replaced,
+                    total,
+                };
+                Ok(Reply::new(text, view))
+            }
+        }
+    }
+}
+
+// ---- save_offer --------------------------------------------------------------------------
+
+/// `save_offer`: what the user sells.
+pub struct SaveOffer;
+
+/// The offer, in the user's words.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SaveOfferInput {
+    /// The product or service name.
+    #[schemars(length(min = 1, max = 120))]
+    pub product: String,
+    /// What it is and what it does, in a few sentences.
+    #[schemars(length(min = 1, max = 1000))]
+    pub description: String,
+    /// The outcome a customer gets, in one sentence (e.g. "Cuts month-end close from 10 days to 3").
+    #[schemars(length(min = 1, max = 500))]
+    pub value_proposition: String,
+    /// The selling company's name.
+    #[schemars(length(min = 1, max = 120))]
+    pub company_name: Option<String>,
+    /// The company's website, starting with https:// or http://.
+    #[schemars(length(min = 1, max = 200))]
+    pub website: Option<String>,
+    /// Pricing in a sentence, if the user wants it used.
+    #[schemars(length(min = 1, max = 200))]
+    pub pricing: Option<String>,
+    /// Facts that make the pitch credible: customers, results, awards (up to 10).
+    #[serde(default)]
+    #[schemars(length(max = 10), inner(length(min = 1, max = 300)))]
+    pub proof_points: Vec<String>,
+    /// What a prospect is asked to do, e.g. "Book a 20-minute demo".
+    #[schemars(length(min = 1, max = 200))]
+    pub call_to_action: Option<String>,
+    /// The sender's postal address. Every cold email must show it (CAN-SPAM), so campaigns
+    /// cannot launch without it.
+    #[schemars(length(min = 1, max = 300))]
+    pub postal_address: Option<String>,
+}
+
+/// The saved offer.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename = "offer", rename_all = "camelCase")]
+pub struct OfferView {
+    /// The offer as saved.
+    #[serde(flatten)]
+    pub offer: Offer,
+    /// Whether this call changed the saved offer.
+    pub changed: bool,
+    /// When it was saved (ms since the epoch).
+    pub saved_at: i64,
+}
+
+impl Tool for SaveOffer {
+    type Input = SaveOfferInput;
+    type Output = OfferView;
+    const NAME: &'static str = "save_offer";
+    const TITLE: &'static str = "Save the offer";
+    const DESCRIPTION: &'static str = "Saves what the user sells: product, description, value proposition, \
+        and optionally company, website, pricing, proof points, call to action and postal address. \
+        This is the first step of the journey; targeting and emails are built from it. Ask the user \
+        for anything you do not know rather than inventing it. Saving again replaces the whole offer, \
+        so pass every field you want to keep. Returns the saved offer.";
+    const ACCESS: Access = Access::Act;
+    const HINTS: Hints = Hints { idempotent: true, open_world: false };
+
+    async fn call(&self, cx: &ToolCx<'_>, input: SaveOfferInput) -> Result<Reply<OfferView>, Refusal> {
+        let clean = |s: Option<String>| s.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+        if let Some(site) = input.website.as_deref().map(str::trim) {
+            let lower = site.to_ascii_lowercase();
+            let host = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://"));
+            if host.is_none_or(|h| h.is_empty() || h.starts_with('/') || h.contains(char::is_whitespace)) {
+                return Err(Refusal::InvalidArguments(
+                    "`website` must be a web address starting with https:// or http://".into(),
+                ));
+            }
+        }
+        let required = [&input.product, &input.description, &input.value_proposition];
+        if required.iter().any(|s| s.trim().is_empty()) {
+            return Err(Refusal::InvalidArguments(
+                "`product`, `description` and `value_proposition` must not be blank".into(),
+            ));
+        }
+        let offer = Offer {
+            product: input.product.trim().to_owned(),
+            description: input.description.trim().to_owned(),
+            value_proposition: input.value_proposition.trim().to_owned(),
+            company_name: clean(input.company_name),
+            website: clean(input.website),
+            pricing: clean(input.pricing),
+            proof_points: input.proof_points.into_iter().map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()).collect(),
+            call_to_action: clean(input.call_to_action),
+            postal_address: clean(input.postal_address),
+        };
+        let (changed, saved_at) = offer::save(cx.db, &offer, cx.now_ms)?;
+        let mut text = format!(
+            "{} the offer **{}**.",
+            if changed { "Saved" } else { "No change to" },
+            offer.product
+        );
+        if offer.postal_address.is_none() {
+            text.push_str(" No postal address yet: every email must show one, so ask the user for it before a campaign.");
+        }
+        text.push_str(" Next: call get_workspace_context for the next step.");
+        Ok(Reply::new(text, OfferView { offer, changed, saved_at }))
+    }
+}

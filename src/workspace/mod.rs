@@ -1,0 +1,93 @@
+//! The workspace: everything a user has set up, stored in the SQLite database of the
+//! workspace's Durable Object (one per workspace, named by the token's `ws` claim).
+//!
+//! This module is pure: it works on any [`Db`], so `cargo test` runs it on an in-memory SQLite
+//! and the Worker runs it on Durable Object storage. Each area owns its tables and queries in
+//! its own file; `migrations` lists every table, and `docs/storage.md` documents them.
+
+pub mod journey;
+pub mod memory;
+pub mod migrations;
+pub mod offer;
+
+use serde_json::Value;
+
+use crate::auth::Principal;
+use crate::config::Config;
+use crate::store::{Db, StoreError};
+use crate::tools::{self, Refusal, ToolCx, ToolOutcome};
+
+/// A tool call forwarded by the Worker to the workspace's Durable Object.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    /// The tool's name (already checked against the catalogue and the token's scopes).
+    pub tool: String,
+    /// The raw arguments, validated here against the tool's input schema.
+    pub arguments: Value,
+    /// Who is calling.
+    pub principal: Principal,
+    /// The request id, for references and logs.
+    pub request_id: String,
+}
+
+/// Runs one tool call against the workspace. Never fails: every problem is a refusal.
+pub async fn call_tool(db: &dyn Db, config: &Config, call: ToolCall, now_ms: i64) -> ToolOutcome {
+    let refuse = |r: Refusal| ToolOutcome::refusal(&r, &call.tool, &call.request_id);
+    let Some(tool) = tools::find(&call.tool) else {
+        // The Worker checks the catalogue first; this only happens across a deploy boundary.
+        return refuse(Refusal::guidance(format!("Unknown tool {}. Call tools/list for the current tools.", call.tool)));
+    };
+    if !tool.access().allows(&call.principal) {
+        return refuse(Refusal::guidance(format!("This connection may not use {}.", call.tool)));
+    }
+    if let Err(refusal) = open(db, &call.principal, now_ms) {
+        return refuse(refusal);
+    }
+    let cx = ToolCx { db, principal: &call.principal, config, now_ms, request_id: &call.request_id };
+    tool.call(&cx, call.arguments).await
+}
+
+/// Brings the schema up to date and binds the workspace to its owner on first use, refusing
+/// anyone else (defence in depth: the workspace id comes from a signed token, but a token for
+/// another user must never open this workspace).
+pub fn open(db: &dyn Db, principal: &Principal, now_ms: i64) -> Result<(), Refusal> {
+    migrations::apply(db, now_ms)?;
+    let owner: Option<MetaValue> =
+        db.row("SELECT value FROM meta WHERE key = 'owner'", vec![])?;
+    match owner {
+        Some(MetaValue { value }) if value == principal.subject => Ok(()),
+        Some(_) => Err(Refusal::Internal(format!(
+            "workspace {} is owned by another subject than {}",
+            principal.workspace, principal.subject
+        ))),
+        None => {
+            db.batch(vec![
+                crate::store::Stmt::new(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('owner', ?)",
+                    vec![principal.subject.clone().into()],
+                ),
+                crate::store::Stmt::new(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('workspace', ?)",
+                    vec![principal.workspace.clone().into()],
+                ),
+                crate::store::Stmt::new(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?)",
+                    vec![now_ms.to_string().into()],
+                ),
+            ])?;
+            Ok(())
+        }
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct MetaValue {
+    value: String,
+}
+
+/// When the workspace was first opened.
+pub fn created_at(db: &dyn Db) -> Result<Option<i64>, StoreError> {
+    let row: Option<MetaValue> = db.row("SELECT value FROM meta WHERE key = 'created_at'", vec![])?;
+    Ok(row.and_then(|r| r.value.parse().ok()))
+}
