@@ -2,6 +2,9 @@
 //! document, and names it by the SHA-256 of that document (PRODUCT §1: the content hash names
 //! the `ui://` resource).
 
+// A build script reports failure by panicking; there is no caller to return errors to.
+#![allow(clippy::expect_used)]
+
 use std::fmt::Write as _;
 use std::path::Path;
 

@@ -23,7 +23,9 @@ pub fn resource_uri() -> &'static str {
 /// Whether `uri` names the card (any version).
 pub fn is_card_uri(uri: &str) -> bool {
     uri.strip_prefix(URI_PREFIX).is_some_and(|version| {
-        !version.is_empty() && version.len() <= 64 && version.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
+        !version.is_empty()
+            && version.len() <= 64
+            && version.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || b == b'.')
     })
 }
 
@@ -47,7 +49,17 @@ mod tests {
         assert!(HTML.starts_with("<!doctype html>"));
         assert!(!HTML.contains("/*@card"));
         // No network: no external scripts, styles, fonts, images or requests.
-        for external in ["<link", "<script src", "@import", "url(", "fetch(", "XMLHttpRequest", "WebSocket", "src=\"http", "href=\"http"] {
+        for external in [
+            "<link",
+            "<script src",
+            "@import",
+            "url(",
+            "fetch(",
+            "XMLHttpRequest",
+            "WebSocket",
+            "src=\"http",
+            "href=\"http",
+        ] {
             assert!(!HTML.contains(external), "card references {external}");
         }
     }

@@ -78,15 +78,20 @@ impl Config {
     /// Reads the configuration through `lookup` (Worker vars and secrets, or a test map).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let raw_url = lookup("PUBLIC_URL").ok_or(ConfigError::Missing("PUBLIC_URL"))?;
-        let public_url = normalize_origin(&raw_url)
-            .ok_or_else(|| invalid("PUBLIC_URL", "expected an http(s) origin such as https://api.vibesell.it"))?;
+        let public_url = normalize_origin(&raw_url).ok_or_else(|| {
+            invalid("PUBLIC_URL", "expected an http(s) origin such as https://api.vibesell.it")
+        })?;
         let provider_mode = match lookup("PROVIDER_MODE").as_deref().unwrap_or("sandbox") {
             "sandbox" => ProviderMode::Sandbox,
             "live" => ProviderMode::Live,
             other => return Err(invalid("PROVIDER_MODE", &format!("{other:?} is neither sandbox nor live"))),
         };
-        let allowed_origins = origin_list(lookup("ALLOWED_ORIGINS").as_deref().unwrap_or(DEFAULT_APP_ORIGINS), "ALLOWED_ORIGINS")?;
-        let app_origins = origin_list(lookup("APP_ORIGINS").as_deref().unwrap_or(DEFAULT_APP_ORIGINS), "APP_ORIGINS")?;
+        let allowed_origins = origin_list(
+            lookup("ALLOWED_ORIGINS").as_deref().unwrap_or(DEFAULT_APP_ORIGINS),
+            "ALLOWED_ORIGINS",
+        )?;
+        let app_origins =
+            origin_list(lookup("APP_ORIGINS").as_deref().unwrap_or(DEFAULT_APP_ORIGINS), "APP_ORIGINS")?;
         let keys_raw = lookup("JWT_SIGNING_KEYS").ok_or(ConfigError::Missing("JWT_SIGNING_KEYS"))?;
         let signing_keys = parse_signing_keys(&keys_raw)?;
         let loopback = is_loopback_origin(&public_url);
@@ -131,7 +136,7 @@ impl Config {
     pub fn origin_allowed(&self, origin: &str) -> bool {
         let Some(origin) = normalize_origin(origin) else { return false };
         origin == self.public_url
-            || self.allowed_origins.iter().any(|o| *o == origin)
+            || self.allowed_origins.contains(&origin)
             || (self.is_local() && is_loopback_origin(&origin))
     }
 }
@@ -243,7 +248,8 @@ mod tests {
 
     #[test]
     fn refuses_a_development_key_in_production() {
-        let err = config(&[("PUBLIC_URL", "https://api.vibesell.it"), ("JWT_SIGNING_KEYS", KEY)]).unwrap_err();
+        let err =
+            config(&[("PUBLIC_URL", "https://api.vibesell.it"), ("JWT_SIGNING_KEYS", KEY)]).unwrap_err();
         assert!(matches!(err, ConfigError::Invalid { name: "JWT_SIGNING_KEYS", .. }));
         let prod = "k2026:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE";
         assert!(config(&[("PUBLIC_URL", "https://api.vibesell.it"), ("JWT_SIGNING_KEYS", prod)]).is_ok());
@@ -256,7 +262,10 @@ mod tests {
         assert!(config(&[("PUBLIC_URL", "https://x/path"), ("JWT_SIGNING_KEYS", KEY)]).is_err());
         assert!(config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", "dev:c2hvcnQ")]).is_err());
         assert!(config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", "")]).is_err());
-        assert!(config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", KEY), ("PROVIDER_MODE", "x")]).is_err());
+        assert!(
+            config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", KEY), ("PROVIDER_MODE", "x")])
+                .is_err()
+        );
     }
 
     #[test]
@@ -276,7 +285,8 @@ mod tests {
 
     #[test]
     fn recognises_loopback_hosts() {
-        for h in ["127.0.0.1", "127.0.0.1:8787", "localhost", "LOCALHOST:1", "[::1]:80", "http://127.1.2.3:9"] {
+        for h in ["127.0.0.1", "127.0.0.1:8787", "localhost", "LOCALHOST:1", "[::1]:80", "http://127.1.2.3:9"]
+        {
             assert!(is_loopback_host(h), "{h}");
         }
         for h in ["evil.example.com", "127.0.0.1.nip.io", "128.0.0.1", "localhost.evil", "[::2]"] {

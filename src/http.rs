@@ -50,7 +50,11 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// A response with a body and content type.
     pub fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
-        HttpResponse { status, headers: vec![("content-type".into(), content_type.into())], body: body.into() }
+        HttpResponse {
+            status,
+            headers: vec![("content-type".into(), content_type.into())],
+            body: body.into(),
+        }
     }
 
     /// A JSON response.
@@ -111,7 +115,9 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
             error_response(404, "not_found", "Nothing here.")
         }
     };
-    let response = with_cors(response, req, config).with("x-request-id", request_id).with("x-content-type-options", "nosniff");
+    let response = with_cors(response, req, config)
+        .with("x-request-id", request_id)
+        .with("x-content-type-options", "nosniff");
     if trace.outcome.is_empty() {
         trace.outcome = "ok";
     }
@@ -129,7 +135,12 @@ async fn post_mcp(
         trace.outcome = "http_error";
         return refusal;
     }
-    let principal = match bearer::authenticate(config, &req.headers_named("authorization"), req.query.as_deref(), platform.now_ms()) {
+    let principal = match bearer::authenticate(
+        config,
+        &req.headers_named("authorization"),
+        req.query.as_deref(),
+        platform.now_ms(),
+    ) {
         Ok(principal) => principal,
         Err(e) => {
             trace.outcome = "unauthorized";
@@ -141,7 +152,10 @@ async fn post_mcp(
     };
     let Some(body) = req.body.as_deref() else {
         trace.outcome = "http_error";
-        let error = mcp::jsonrpc::RpcError::new(mcp::jsonrpc::SERVER_ERROR, "Payload Too Large: the body exceeds 1 MiB");
+        let error = mcp::jsonrpc::RpcError::new(
+            mcp::jsonrpc::SERVER_ERROR,
+            "Payload Too Large: the body exceeds 1 MiB",
+        );
         return HttpResponse::json(413, mcp::jsonrpc::error_json(None, &error));
     };
     let mcp_req = McpRequest {
@@ -153,9 +167,12 @@ async fn post_mcp(
     let reply = mcp::handle(mcp_req, &principal, platform.tools(), request_id, trace).await;
     match reply {
         McpReply::Accepted => HttpResponse::empty(202),
-        McpReply::Body { status, json, sse: false } => HttpResponse::json(status, json).with("cache-control", "no-store"),
+        McpReply::Body { status, json, sse: false } => {
+            HttpResponse::json(status, json).with("cache-control", "no-store")
+        }
         McpReply::Body { status, json, sse: true } => {
-            HttpResponse::new(status, "text/event-stream", mcp::sse_body(&json)).with("cache-control", "no-cache, no-store")
+            HttpResponse::new(status, "text/event-stream", mcp::sse_body(&json))
+                .with("cache-control", "no-cache, no-store")
         }
         McpReply::InsufficientScope => challenge(&AuthError::InsufficientScope, config),
     }
@@ -214,6 +231,13 @@ fn with_cors(response: HttpResponse, req: &HttpRequest, config: &Config) -> Http
 
 /// An OAuth-style JSON error body.
 pub fn error_response(status: u16, code: &str, description: &str) -> HttpResponse {
-    HttpResponse::json(status, serde_json::json!({ "error": code, "error_description": description }).to_string())
-        .with("cache-control", "no-store")
+    HttpResponse::json(
+        status,
+        serde_json::json!({ "error": code, "error_description": description }).to_string(),
+    )
+    .with("cache-control", "no-store")
 }
+
+#[cfg(test)]
+#[path = "http_tests.rs"]
+mod tests;

@@ -121,8 +121,7 @@ impl Rows {
                     .zip(row)
                     .map(|(name, value)| (name.clone(), value.to_json()))
                     .collect();
-                serde_json::from_value(Value::Object(object))
-                    .map_err(|e| StoreError::Decode(e.to_string()))
+                serde_json::from_value(Value::Object(object)).map_err(|e| StoreError::Decode(e.to_string()))
             })
             .collect()
     }

@@ -12,7 +12,7 @@ use crate::auth::{Principal, ScopeSet};
 use crate::config::{Config, ConfigError};
 use crate::http::{HttpRequest, HttpResponse, Platform, route};
 use crate::mcp::{ToolBackend, Trace};
-use crate::store::{Db, Rows, SqlValue, StoreError, Stmt};
+use crate::store::{Db, Rows, SqlValue, Stmt, StoreError};
 use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
 use crate::workspace::{self, ToolCall};
 
@@ -24,10 +24,13 @@ pub const DEV_KEYS: &str = "dev:ZGV2LW9ubHktc2lnbmluZy1rZXktZm9yLWxvY2FsaG9zdC0w
 
 /// The local configuration the tests run with.
 pub fn test_config() -> Config {
-    let vars: HashMap<&str, &str> =
-        [("PUBLIC_URL", "http://127.0.0.1:8787"), ("PROVIDER_MODE", "sandbox"), ("JWT_SIGNING_KEYS", DEV_KEYS)]
-            .into_iter()
-            .collect();
+    let vars: HashMap<&str, &str> = [
+        ("PUBLIC_URL", "http://127.0.0.1:8787"),
+        ("PROVIDER_MODE", "sandbox"),
+        ("JWT_SIGNING_KEYS", DEV_KEYS),
+    ]
+    .into_iter()
+    .collect();
     Config::from_lookup(|k| vars.get(k).map(|v| (*v).to_owned())).expect("test config")
 }
 

@@ -39,15 +39,24 @@ impl AuthError {
             AuthError::Missing => {
                 return Challenge {
                     status: 401,
-                    www_authenticate: format!(r#"Bearer resource_metadata="{metadata}", scope="{ALL_SCOPES}""#),
-                    body: error_body("invalid_token", "Authorization needed: send an OAuth bearer access token."),
+                    www_authenticate: format!(
+                        r#"Bearer resource_metadata="{metadata}", scope="{ALL_SCOPES}""#
+                    ),
+                    body: error_body(
+                        "invalid_token",
+                        "Authorization needed: send an OAuth bearer access token.",
+                    ),
                 };
             }
             AuthError::Malformed(why) => (400, "invalid_request", *why),
-            AuthError::Invalid(_) => (401, "invalid_token", "The access token is invalid or expired; get a new one."),
-            AuthError::InsufficientScope => {
-                (403, "insufficient_scope", "This needs the mcp:act scope; authorize again with read and act access.")
+            AuthError::Invalid(_) => {
+                (401, "invalid_token", "The access token is invalid or expired; get a new one.")
             }
+            AuthError::InsufficientScope => (
+                403,
+                "insufficient_scope",
+                "This needs the mcp:act scope; authorize again with read and act access.",
+            ),
         };
         let scope = if matches!(self, AuthError::InsufficientScope) {
             format!(r#", scope="{ALL_SCOPES}""#)
@@ -83,7 +92,8 @@ pub fn authenticate(
         [one] => *one,
         _ => return Err(AuthError::Malformed("Send exactly one Authorization header.")),
     };
-    let token = parse_bearer(header).ok_or(AuthError::Malformed("Use: Authorization: Bearer <access token>."))?;
+    let token =
+        parse_bearer(header).ok_or(AuthError::Malformed("Use: Authorization: Bearer <access token>."))?;
     jwt::verify(config, token, now_ms).map(|(principal, _)| principal).map_err(AuthError::Invalid)
 }
 
@@ -105,8 +115,8 @@ fn parse_bearer(header: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{NOW_MS, test_config, test_token};
     use crate::auth::ScopeSet;
+    use crate::testing::{NOW_MS, test_config, test_token};
 
     #[test]
     fn missing_token_gets_the_bare_challenge() {
@@ -124,7 +134,9 @@ mod tests {
     #[test]
     fn malformed_headers_are_bad_requests() {
         let config = test_config();
-        for h in ["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Token abc", "Bearer ab\"c", "bearer"] {
+        for h in
+            ["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Token abc", "Bearer ab\"c", "bearer"]
+        {
             let err = authenticate(&config, &[h], None, NOW_MS).unwrap_err();
             assert!(matches!(err, AuthError::Malformed(_)), "{h}: {err:?}");
             assert_eq!(err.to_wire(&config).status, 400);

@@ -7,7 +7,10 @@ use wasm_bindgen::JsCast as _;
 use wasm_bindgen::prelude::{Closure, JsValue};
 use worker::{SqlStorage, SqlStorageValue, Storage};
 
-use crate::store::{Db, Rows, SqlValue, StoreError, Stmt};
+use crate::store::{Db, Rows, SqlValue, Stmt, StoreError};
+
+/// What the transaction callback hands back to `batch`.
+type BatchResult = Result<Vec<Rows>, StoreError>;
 
 /// A workspace's SQLite, through `state.storage.sql`.
 pub struct DoDb {
@@ -74,7 +77,7 @@ impl Db for DoDb {
             .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
             .ok_or_else(|| StoreError::Sql("storage.transactionSync is not available".into()))?;
         let sql = self.storage.sql();
-        let out: Rc<RefCell<Option<Result<Vec<Rows>, StoreError>>>> = Rc::default();
+        let out: Rc<RefCell<Option<BatchResult>>> = Rc::default();
         let out_in = Rc::clone(&out);
         let callback = Closure::once_into_js(move || -> Result<JsValue, JsValue> {
             let mut results = Vec::with_capacity(stmts.len());

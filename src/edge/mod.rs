@@ -70,8 +70,10 @@ impl ToolBackend for EdgePlatform {
             let body = serde_json::to_string(&call).map_err(|e| format!("encoding call: {e}"))?;
             let mut init = RequestInit::new();
             init.with_method(Method::Post).with_body(Some(body.into()));
-            let request = Request::new_with_init("https://workspace/tool", &init).map_err(|e| e.to_string())?;
-            let mut response = stub.fetch_with_request(request).await.map_err(|e| format!("workspace fetch: {e}"))?;
+            let request =
+                Request::new_with_init("https://workspace/tool", &init).map_err(|e| e.to_string())?;
+            let mut response =
+                stub.fetch_with_request(request).await.map_err(|e| format!("workspace fetch: {e}"))?;
             if response.status_code() != 200 {
                 let text = response.text().await.unwrap_or_default();
                 return Err(format!("workspace answered {}: {text}", response.status_code()));
@@ -84,7 +86,8 @@ impl ToolBackend for EdgePlatform {
 #[event(fetch)]
 async fn fetch(mut req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
     let started = now_ms();
-    let request_id = req.headers().get("cf-ray").ok().flatten().unwrap_or_else(|| crate::ids::random_id("req_"));
+    let request_id =
+        req.headers().get("cf-ray").ok().flatten().unwrap_or_else(|| crate::ids::random_id("req_"));
     let http_req = read_request(&mut req).await;
     let platform = EdgePlatform { config: config(&env), env, now_ms: started };
     let (response, trace) = http::route(&http_req, &platform, &request_id).await;
@@ -104,11 +107,10 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> worker::Result<Resp
 
 async fn read_request(req: &mut Request) -> HttpRequest {
     let url = req.url().ok();
-    let headers: Vec<(String, String)> = req.headers().entries().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
-    let declared = headers
-        .iter()
-        .find(|(k, _)| k == "content-length")
-        .and_then(|(_, v)| v.trim().parse::<usize>().ok());
+    let headers: Vec<(String, String)> =
+        req.headers().entries().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
+    let declared =
+        headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.trim().parse::<usize>().ok());
     let method = req.method().to_string().to_ascii_uppercase();
     // Only POST bodies are read, and never one announced as too large.
     let body = if method != "POST" || declared.is_some_and(|n| n > MAX_BODY_BYTES) {

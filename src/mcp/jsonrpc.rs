@@ -91,10 +91,15 @@ pub fn classify(value: Value) -> Result<Incoming, (Option<Id>, RpcError)> {
         Some(v @ Value::String(_)) => Some(Id(v)),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Id(Value::Number(n))),
         Some(_) => {
-            return Err((None, RpcError::new(INVALID_REQUEST, "Invalid Request: id must be a string or an integer")));
+            return Err((
+                None,
+                RpcError::new(INVALID_REQUEST, "Invalid Request: id must be a string or an integer"),
+            ));
         }
     };
-    let invalid = |message: &str| Err((id.clone(), RpcError::new(INVALID_REQUEST, format!("Invalid Request: {message}"))));
+    let invalid = |message: &str| {
+        Err((id.clone(), RpcError::new(INVALID_REQUEST, format!("Invalid Request: {message}"))))
+    };
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return invalid("jsonrpc must be \"2.0\"");
     }

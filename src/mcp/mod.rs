@@ -163,7 +163,10 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
     const MAX_BATCH: usize = 32;
     if items.len() > MAX_BATCH {
         trace.outcome = "rpc_error";
-        let error = RpcError::new(jsonrpc::INVALID_REQUEST, format!("Invalid Request: at most {MAX_BATCH} messages per batch"));
+        let error = RpcError::new(
+            jsonrpc::INVALID_REQUEST,
+            format!("Invalid Request: at most {MAX_BATCH} messages per batch"),
+        );
         return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
     }
     let mut answers = Vec::new();
@@ -172,7 +175,8 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
             Ok(Incoming::NoReply { .. }) => {}
             Ok(Incoming::Request { id, method, .. }) if method == "initialize" => {
                 // 2025-03-26 lifecycle: initialize must not be part of a batch.
-                let error = RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: initialize cannot be batched");
+                let error =
+                    RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: initialize cannot be batched");
                 answers.push(jsonrpc::error_json(Some(&id), &error));
             }
             Ok(Incoming::Request { id, method, params }) => match cx.request(&method, params, trace).await {
@@ -304,7 +308,10 @@ impl Dispatch<'_> {
                     ),
                 }
             }
-            _ => Answer::Error(RpcError::new(jsonrpc::METHOD_NOT_FOUND, format!("Method not found: {}", truncate(method, 64)))),
+            _ => Answer::Error(RpcError::new(
+                jsonrpc::METHOD_NOT_FOUND,
+                format!("Method not found: {}", truncate(method, 64)),
+            )),
         }
     }
 
@@ -320,7 +327,10 @@ impl Dispatch<'_> {
         };
         // Tools §error-handling: an unknown tool is a protocol error (-32602).
         let Some(tool) = tools::find(&name) else {
-            return Answer::Error(RpcError::new(jsonrpc::INVALID_PARAMS, format!("Unknown tool: {}", truncate(&name, 64))));
+            return Answer::Error(RpcError::new(
+                jsonrpc::INVALID_PARAMS,
+                format!("Unknown tool: {}", truncate(&name, 64)),
+            ));
         };
         if !tool.access().allows(self.principal) {
             // PRODUCT §3: a tool outside the token's scopes gets HTTP 403 so the client can step
@@ -362,10 +372,10 @@ pub fn sse_event(json: &str) -> String {
 
 /// Every JSON-RPC message in a batch answer as its own SSE event.
 pub fn sse_body(json: &str) -> String {
-    if json.starts_with('[') {
-        if let Ok(Value::Array(items)) = serde_json::from_str::<Value>(json) {
-            return items.iter().map(|item| sse_event(&item.to_string())).collect();
-        }
+    if json.starts_with('[')
+        && let Ok(Value::Array(items)) = serde_json::from_str::<Value>(json)
+    {
+        return items.iter().map(|item| sse_event(&item.to_string())).collect();
     }
     sse_event(json)
 }
@@ -398,6 +408,9 @@ mod tests {
     #[test]
     fn frames_sse() {
         assert_eq!(sse_event("{}"), "event: message\ndata: {}\n\n");
-        assert_eq!(sse_body("[{\"a\":1},{\"b\":2}]"), "event: message\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n");
+        assert_eq!(
+            sse_body("[{\"a\":1},{\"b\":2}]"),
+            "event: message\ndata: {\"a\":1}\n\nevent: message\ndata: {\"b\":2}\n\n"
+        );
     }
 }

@@ -14,8 +14,9 @@ pub fn server_info(version: Version) -> Value {
         info["title"] = Value::from("VibeSell");
     }
     if version.has_icons() {
-        info["description"] =
-            Value::from("Your VibeSell workspace in the chat: leads, plans, sending setup, campaign and replies.");
+        info["description"] = Value::from(
+            "Your VibeSell workspace in the chat: leads, plans, sending setup, campaign and replies.",
+        );
         info["websiteUrl"] = Value::from("https://vibesell.it");
         info["icons"] = json!([{
             "src": "https://vibesell.it/brand/vibesell-icon.png",
@@ -60,8 +61,7 @@ pub fn initialize_result(version: Version, principal: &Principal) -> Value {
 }
 
 const CARD_NAME: &str = "vibesell-card";
-const CARD_DESCRIPTION: &str =
-    "The VibeSell card: shows each VibeSell result (workspace, leads, emails, setup, campaign, replies, approvals) to the user.";
+const CARD_DESCRIPTION: &str = "The VibeSell card: shows each VibeSell result (workspace, leads, emails, setup, campaign, replies, approvals) to the user.";
 
 /// `resources/list`: the card.
 pub fn resources_list(version: Version) -> Value {

@@ -64,24 +64,75 @@ mod tests {
 
     /// The result kinds of seed 001's table.
     const KINDS: &[&str] = &[
-        "approval", "approvals", "campaign", "campaign_estimate", "checkout", "choice", "domain_quote",
-        "email_step", "first_email", "lead_count", "lead_preview", "memory", "offer", "plans", "playbook",
-        "portal", "replies", "sending_choice", "sending_setup", "sequence", "sizing", "support", "target",
-        "warmed_shelf", "warmup", "workspace",
+        "approval",
+        "approvals",
+        "campaign",
+        "campaign_estimate",
+        "checkout",
+        "choice",
+        "domain_quote",
+        "email_step",
+        "first_email",
+        "lead_count",
+        "lead_preview",
+        "memory",
+        "offer",
+        "plans",
+        "playbook",
+        "portal",
+        "replies",
+        "sending_choice",
+        "sending_setup",
+        "sequence",
+        "sizing",
+        "support",
+        "target",
+        "warmed_shelf",
+        "warmup",
+        "workspace",
     ];
 
     /// PRODUCT §7: the 12 read tools, 25 action tools and 1 app-only tool.
     const READ: &[&str] = &[
-        "get_workspace_context", "estimate_lead_pool", "preview_lead_sample", "check_first_email",
-        "check_domains", "list_warmed_domains", "get_sending_setup", "estimate_campaign_plan",
-        "get_campaign", "list_replies", "get_plans_and_billing", "list_pending_approvals",
+        "get_workspace_context",
+        "estimate_lead_pool",
+        "preview_lead_sample",
+        "check_first_email",
+        "check_domains",
+        "list_warmed_domains",
+        "get_sending_setup",
+        "estimate_campaign_plan",
+        "get_campaign",
+        "list_replies",
+        "get_plans_and_billing",
+        "list_pending_approvals",
     ];
     const ACT: &[&str] = &[
-        "remember", "save_offer", "save_target", "save_target_filters", "confirm_target", "import_leads",
-        "save_playbook", "save_sequence", "approve_sequence", "size_sending_capacity", "confirm_sizing",
-        "choose_sending_source", "propose_warmed_domains", "propose_domains", "propose_email",
-        "order_sending_setup", "start_warmup", "stage_campaign", "launch_campaign", "stop_campaign",
-        "resume_campaign", "upgrade_plan", "start_checkout", "open_billing_portal", "contact_support",
+        "remember",
+        "save_offer",
+        "save_target",
+        "save_target_filters",
+        "confirm_target",
+        "import_leads",
+        "save_playbook",
+        "save_sequence",
+        "approve_sequence",
+        "size_sending_capacity",
+        "confirm_sizing",
+        "choose_sending_source",
+        "propose_warmed_domains",
+        "propose_domains",
+        "propose_email",
+        "order_sending_setup",
+        "start_warmup",
+        "stage_campaign",
+        "launch_campaign",
+        "stop_campaign",
+        "resume_campaign",
+        "upgrade_plan",
+        "start_checkout",
+        "open_billing_portal",
+        "contact_support",
     ];
     const APP: &[&str] = &["decide_approval"];
 
@@ -95,7 +146,8 @@ mod tests {
             assert!(!names.contains(&name), "{name} is listed twice");
             names.push(name);
             assert!(
-                name.len() <= 64 && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
+                name.len() <= 64
+                    && name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
                 "{name}: names are snake_case, 64 characters at most"
             );
             let expected = if READ.contains(&name) {
@@ -118,7 +170,10 @@ mod tests {
             let input = tool.input_schema();
             assert_eq!(input["type"], "object", "{name}: input root is an object");
             assert_eq!(input["additionalProperties"], false, "{name}: unknown arguments are refused");
-            assert!(input.get("$defs").is_none() && !input.to_string().contains("$ref"), "{name}: self-contained");
+            assert!(
+                input.get("$defs").is_none() && !input.to_string().contains("$ref"),
+                "{name}: self-contained"
+            );
             for (prop, schema) in input["properties"].as_object().into_iter().flatten() {
                 assert!(
                     prop.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'),
@@ -132,7 +187,10 @@ mod tests {
             let mut used = Vec::new();
             schema::keywords(&input, &mut used);
             for keyword in used {
-                assert!(schema::SUPPORTED_KEYWORDS.contains(&keyword.as_str()), "{name}: {keyword} is not enforced");
+                assert!(
+                    schema::SUPPORTED_KEYWORDS.contains(&keyword.as_str()),
+                    "{name}: {keyword} is not enforced"
+                );
             }
 
             let output = tool.output_schema();
@@ -191,7 +249,8 @@ mod tests {
     /// tool's contract shows up as a diff in review. `UPDATE_SNAPSHOTS=1 cargo test` rewrites it.
     #[test]
     fn tools_list_snapshot() {
-        let list: Value = serde_json::from_str(&list_json(&principal(ScopeSet::FULL, true), Version::LATEST)).unwrap();
+        let list: Value =
+            serde_json::from_str(&list_json(&principal(ScopeSet::FULL, true), Version::LATEST)).unwrap();
         let mut text = serde_json::to_string_pretty(&list).unwrap();
         text.push('\n');
         // The card hash changes whenever the card does; keep the snapshot about the tools.

@@ -115,7 +115,9 @@ impl Refusal {
     fn to_text(&self, tool: &str, request_id: &str) -> String {
         match self {
             Refusal::InvalidArguments(why) => {
-                format!("Invalid arguments for {tool}: {why}. Fix the arguments (see the tool's inputSchema) and call it again.")
+                format!(
+                    "Invalid arguments for {tool}: {why}. Fix the arguments (see the tool's inputSchema) and call it again."
+                )
             }
             Refusal::Guidance(text) => text.clone(),
             Refusal::Internal(_) => format!(
@@ -261,7 +263,12 @@ impl<T: Tool> DynTool for T {
             };
             match self.call(cx, input).await {
                 Ok(reply) => match serde_json::to_value(&reply.data) {
-                    Ok(data) => ToolOutcome { text: reply.text, structured: Some(data), outcome: Outcome::Ok, detail: None },
+                    Ok(data) => ToolOutcome {
+                        text: reply.text,
+                        structured: Some(data),
+                        outcome: Outcome::Ok,
+                        detail: None,
+                    },
                     Err(e) => refuse(Refusal::Internal(format!("serialising output: {e}"))),
                 },
                 Err(refusal) => refuse(refusal),
@@ -279,7 +286,9 @@ fn cached_input_schema<T: Tool>() -> std::rc::Rc<Value> {
         static CACHE: RefCell<HashMap<&'static str, Rc<Value>>> = RefCell::new(HashMap::new());
     }
     CACHE.with(|cache| {
-        Rc::clone(cache.borrow_mut().entry(T::NAME).or_insert_with(|| Rc::new(schema::input_schema::<T::Input>())))
+        Rc::clone(
+            cache.borrow_mut().entry(T::NAME).or_insert_with(|| Rc::new(schema::input_schema::<T::Input>())),
+        )
     })
 }
 

@@ -12,10 +12,28 @@ use serde_json::{Map, Value};
 
 /// Keywords the validator enforces, plus annotations it may ignore safely.
 pub const SUPPORTED_KEYWORDS: &[&str] = &[
-    "type", "properties", "required", "additionalProperties", "items", "enum", "const", "oneOf",
-    "anyOf", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "uniqueItems",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "enum",
+    "const",
+    "oneOf",
+    "anyOf",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
     // annotations
-    "description", "title", "default", "format", "examples",
+    "description",
+    "title",
+    "default",
+    "format",
+    "examples",
 ];
 
 fn settings() -> SchemaSettings {
@@ -39,7 +57,9 @@ pub fn input_schema<T: JsonSchema>() -> Value {
 pub fn output_schema<T: JsonSchema>() -> Value {
     let mut schema = settings().for_serialize().into_generator().into_root_schema_for::<T>().to_value();
     let title = schema.get("title").and_then(Value::as_str).map(str::to_owned);
-    if let (Some(kind), Some(properties)) = (title, schema.get_mut("properties").and_then(Value::as_object_mut)) {
+    if let (Some(kind), Some(properties)) =
+        (title, schema.get_mut("properties").and_then(Value::as_object_mut))
+    {
         properties.insert("kind".into(), serde_json::json!({ "type": "string", "const": kind }));
         if let Some(required) = schema.get_mut("required").and_then(Value::as_array_mut) {
             required.insert(0, Value::from("kind"));
@@ -135,70 +155,70 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
             return Err(format!("{} must be {}, not {}", at(path), article(&expected), type_name(value)));
         }
     }
-    if let Some(Value::Array(options)) = schema.get("enum") {
-        if !options.contains(value) {
-            return Err(format!("{} must be one of {}", at(path), list(options)));
-        }
+    if let Some(Value::Array(options)) = schema.get("enum")
+        && !options.contains(value)
+    {
+        return Err(format!("{} must be one of {}", at(path), list(options)));
     }
-    if let Some(expected) = schema.get("const") {
-        if expected != value {
-            return Err(format!("{} must be {expected}", at(path)));
-        }
+    if let Some(expected) = schema.get("const")
+        && expected != value
+    {
+        return Err(format!("{} must be {expected}", at(path)));
     }
     for key in ["oneOf", "anyOf"] {
-        if let Some(Value::Array(variants)) = schema.get(key) {
-            if !variants.iter().any(|v| check(v, value, path).is_ok()) {
-                let consts: Vec<Value> = variants.iter().filter_map(|v| v.get("const").cloned()).collect();
-                return Err(if consts.len() == variants.len() {
-                    format!("{} must be one of {}", at(path), list(&consts))
-                } else {
-                    // Report the first variant's complaint: it is the most specific guidance.
-                    variants.iter().find_map(|v| check(v, value, path).err()).unwrap_or_default()
-                });
-            }
+        if let Some(Value::Array(variants)) = schema.get(key)
+            && !variants.iter().any(|v| check(v, value, path).is_ok())
+        {
+            let consts: Vec<Value> = variants.iter().filter_map(|v| v.get("const").cloned()).collect();
+            return Err(if consts.len() == variants.len() {
+                format!("{} must be one of {}", at(path), list(&consts))
+            } else {
+                // Report the first variant's complaint: it is the most specific guidance.
+                variants.iter().find_map(|v| check(v, value, path).err()).unwrap_or_default()
+            });
         }
     }
     match value {
         Value::String(s) => {
             let chars = s.chars().count() as u64;
-            if let Some(min) = schema.get("minLength").and_then(Value::as_u64) {
-                if chars < min {
-                    return Err(if min == 1 {
-                        format!("{} must not be empty", at(path))
-                    } else {
-                        format!("{} must have at least {min} characters", at(path))
-                    });
-                }
+            if let Some(min) = schema.get("minLength").and_then(Value::as_u64)
+                && chars < min
+            {
+                return Err(if min == 1 {
+                    format!("{} must not be empty", at(path))
+                } else {
+                    format!("{} must have at least {min} characters", at(path))
+                });
             }
-            if let Some(max) = schema.get("maxLength").and_then(Value::as_u64) {
-                if chars > max {
-                    return Err(format!("{} is too long: {chars} characters, {max} at most", at(path)));
-                }
+            if let Some(max) = schema.get("maxLength").and_then(Value::as_u64)
+                && chars > max
+            {
+                return Err(format!("{} is too long: {chars} characters, {max} at most", at(path)));
             }
         }
         Value::Number(n) => {
             let x = n.as_f64().unwrap_or(0.0);
-            if let Some(min) = schema.get("minimum").and_then(Value::as_f64) {
-                if x < min {
-                    return Err(format!("{} must be at least {min}", at(path)));
-                }
+            if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
+                && x < min
+            {
+                return Err(format!("{} must be at least {min}", at(path)));
             }
-            if let Some(max) = schema.get("maximum").and_then(Value::as_f64) {
-                if x > max {
-                    return Err(format!("{} must be at most {max}", at(path)));
-                }
+            if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
+                && x > max
+            {
+                return Err(format!("{} must be at most {max}", at(path)));
             }
         }
         Value::Array(items) => {
-            if let Some(min) = schema.get("minItems").and_then(Value::as_u64) {
-                if (items.len() as u64) < min {
-                    return Err(format!("{} needs at least {min} item(s)", at(path)));
-                }
+            if let Some(min) = schema.get("minItems").and_then(Value::as_u64)
+                && (items.len() as u64) < min
+            {
+                return Err(format!("{} needs at least {min} item(s)", at(path)));
             }
-            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64) {
-                if items.len() as u64 > max {
-                    return Err(format!("{} has {} items, {max} at most", at(path), items.len()));
-                }
+            if let Some(max) = schema.get("maxItems").and_then(Value::as_u64)
+                && items.len() as u64 > max
+            {
+                return Err(format!("{} has {} items, {max} at most", at(path), items.len()));
             }
             if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
                 for (i, item) in items.iter().enumerate() {
@@ -239,7 +259,11 @@ fn check_object(schema: &Map<String, Value>, object: &Map<String, Value>, path: 
                     return Err(format!(
                         "`{}` is not a known field{}",
                         child(key),
-                        if known.is_empty() { String::new() } else { format!("; the fields are {}", known.join(", ")) }
+                        if known.is_empty() {
+                            String::new()
+                        } else {
+                            format!("; the fields are {}", known.join(", "))
+                        }
                     ));
                 }
                 Some(extra @ Value::Object(_)) => check(extra, value, &child(key))?,
@@ -354,8 +378,14 @@ mod tests {
         assert_eq!(err(json!({"note": "a", "count": 2.5})), "`count` must be an integer, not a number");
         assert_eq!(err(json!({"note": "a", "mode": "x"})), r#"`mode` must be one of "fast", "slow""#);
         assert!(err(json!({"note": "a", "extra": 1})).starts_with("`extra` is not a known field"));
-        assert_eq!(err(json!({"note": "a", "tags": [{"name": "abcd"}]})), "`tags[0].name` is too long: 4 characters, 3 at most");
-        assert_eq!(err(json!({"note": "a", "tags": [{"name":"a"},{"name":"b"},{"name":"c"}]})), "`tags` has 3 items, 2 at most");
+        assert_eq!(
+            err(json!({"note": "a", "tags": [{"name": "abcd"}]})),
+            "`tags[0].name` is too long: 4 characters, 3 at most"
+        );
+        assert_eq!(
+            err(json!({"note": "a", "tags": [{"name":"a"},{"name":"b"},{"name":"c"}]})),
+            "`tags` has 3 items, 2 at most"
+        );
         assert_eq!(err(json!([1])), "the arguments must be an object, not an array");
     }
 

@@ -77,13 +77,18 @@ impl Tool for GetWorkspaceContext {
         let done = journey.iter().filter(|s| s.status == journey::Status::Done).count();
         text.push_str(&format!("- Journey: {done} of {} steps done\n", journey.len()));
         if !memories.is_empty() {
-            text.push_str(&format!("- {} remembered note(s) in structuredContent.memories\n", memories.len()));
+            text.push_str(&format!(
+                "- {} remembered note(s) in structuredContent.memories\n",
+                memories.len()
+            ));
         }
         match &next_step {
             Some(NextStep { title, tool: Some(tool), why, .. }) => {
                 text.push_str(&format!("\n**Next:** {title} — call `{tool}`. {why}"));
             }
-            Some(NextStep { title, tool: None, why, .. }) => text.push_str(&format!("\n**Next:** {title}. {why}")),
+            Some(NextStep { title, tool: None, why, .. }) => {
+                text.push_str(&format!("\n**Next:** {title}. {why}"))
+            }
             None => text.push_str("\nEvery step is done."),
         }
         if !can_act {
@@ -274,20 +279,158 @@ impl Tool for SaveOffer {
             company_name: clean(input.company_name),
             website: clean(input.website),
             pricing: clean(input.pricing),
-            proof_points: input.proof_points.into_iter().map(|p| p.trim().to_owned()).filter(|p| !p.is_empty()).collect(),
+            proof_points: input
+                .proof_points
+                .into_iter()
+                .map(|p| p.trim().to_owned())
+                .filter(|p| !p.is_empty())
+                .collect(),
             call_to_action: clean(input.call_to_action),
             postal_address: clean(input.postal_address),
         };
         let (changed, saved_at) = offer::save(cx.db, &offer, cx.now_ms)?;
-        let mut text = format!(
-            "{} the offer **{}**.",
-            if changed { "Saved" } else { "No change to" },
-            offer.product
-        );
+        let mut text =
+            format!("{} the offer **{}**.", if changed { "Saved" } else { "No change to" }, offer.product);
         if offer.postal_address.is_none() {
             text.push_str(" No postal address yet: every email must show one, so ask the user for it before a campaign.");
         }
         text.push_str(" Next: call get_workspace_context for the next step.");
         Ok(Reply::new(text, OfferView { offer, changed, saved_at }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::auth::ScopeSet;
+    use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
+    use crate::tools::{Outcome, ToolOutcome};
+    use crate::workspace::{ToolCall, call_tool};
+
+    fn call(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
+        call_as(db, tool, arguments, "user_1", NOW_MS)
+    }
+
+    fn call_as(db: &MemoryDb, tool: &str, arguments: Value, subject: &str, now: i64) -> ToolOutcome {
+        let mut p = principal(ScopeSet::FULL, false);
+        p.subject = subject.into();
+        let c = ToolCall { tool: tool.into(), arguments, principal: p, request_id: "req_1".into() };
+        block_on(call_tool(db, &test_config(), c, now))
+    }
+
+    #[test]
+    fn an_empty_workspace_points_at_the_offer() {
+        let db = MemoryDb::new();
+        let out = call(&db, "get_workspace_context", json!({}));
+        assert_eq!(out.outcome, Outcome::Ok, "{}", out.text);
+        let data = out.structured.unwrap();
+        assert_eq!(data["kind"], "workspace");
+        assert_eq!(data["nextStep"]["tool"], "save_offer");
+        assert_eq!(data["createdAt"], NOW_MS);
+        assert!(data.get("offer").is_none());
+        assert!(out.text.contains("save_offer"));
+    }
+
+    #[test]
+    fn the_offer_is_saved_cleaned_and_idempotent() {
+        let db = MemoryDb::new();
+        let args = json!({"product": " Ledgerly ", "description": "Close automation", "value_proposition": "3-day close",
+                          "proof_points": ["40 teams", " "], "website": "https://ledgerly.io"});
+        let first = call(&db, "save_offer", args.clone());
+        assert_eq!(first.outcome, Outcome::Ok, "{}", first.text);
+        let data = first.structured.unwrap();
+        assert_eq!(data["product"], "Ledgerly");
+        assert_eq!(data["proofPoints"], json!(["40 teams"]));
+        assert_eq!(data["changed"], true);
+        assert!(first.text.contains("postal address"), "asks for the postal address");
+        let second = call_as(&db, "save_offer", args, "user_1", NOW_MS + 5000);
+        let data = second.structured.unwrap();
+        assert_eq!(data["changed"], false);
+        assert_eq!(data["savedAt"], NOW_MS, "an unchanged offer keeps its save time");
+        let ctx = call(&db, "get_workspace_context", json!({})).structured.unwrap();
+        assert_eq!(ctx["offer"]["product"], "Ledgerly");
+        assert_eq!(ctx["journey"][0]["status"], "done");
+        assert_eq!(ctx["journey"][1]["status"], "current");
+    }
+
+    #[test]
+    fn bad_offers_are_refused_and_change_nothing() {
+        let db = MemoryDb::new();
+        for (args, needle) in [
+            (
+                json!({"product": "P", "description": "D", "value_proposition": "V", "website": "ledgerly.io"}),
+                "website",
+            ),
+            (
+                json!({"product": "P", "description": "D", "value_proposition": "V", "website": "https://"}),
+                "website",
+            ),
+            (json!({"product": "  ", "description": "D", "value_proposition": "V"}), "blank"),
+            (json!({"product": "P", "description": "D"}), "value_proposition"),
+        ] {
+            let out = call(&db, "save_offer", args);
+            assert_eq!(out.outcome, Outcome::Refused);
+            assert!(out.structured.is_none());
+            assert!(out.text.contains(needle), "{}", out.text);
+        }
+        let ctx = call(&db, "get_workspace_context", json!({})).structured.unwrap();
+        assert!(ctx.get("offer").is_none());
+    }
+
+    #[test]
+    fn notes_with_a_topic_replace_and_the_workspace_has_a_limit() {
+        let db = MemoryDb::new();
+        let a = call(&db, "remember", json!({"note": "formal", "topic": "Tone"})).structured.unwrap();
+        assert_eq!(
+            (a["topic"].clone(), a["replaced"].clone(), a["total"].clone()),
+            (json!("tone"), json!(false), json!(1))
+        );
+        let b = call(&db, "remember", json!({"note": "casual", "topic": "tone"})).structured.unwrap();
+        assert_eq!(
+            (b["replaced"].clone(), b["total"].clone(), b["id"].clone()),
+            (json!(true), json!(1), a["id"].clone())
+        );
+        for i in 1..crate::workspace::memory::MAX_NOTES {
+            let out = call(&db, "remember", json!({"note": format!("note {i}")}));
+            assert_eq!(out.outcome, Outcome::Ok);
+        }
+        let full = call(&db, "remember", json!({"note": "one too many"}));
+        assert_eq!(full.outcome, Outcome::Refused);
+        assert!(full.text.contains("topic"));
+        // Replacing by topic still works when full.
+        assert_eq!(call(&db, "remember", json!({"note": "warm", "topic": "tone"})).outcome, Outcome::Ok);
+        let ctx = call(&db, "get_workspace_context", json!({})).structured.unwrap();
+        assert_eq!(ctx["memories"].as_array().unwrap().len(), 20);
+        let blank = call(&db, "remember", json!({"note": "   "}));
+        assert_eq!(blank.outcome, Outcome::Refused);
+    }
+
+    #[test]
+    fn a_workspace_opens_only_for_its_owner() {
+        let db = MemoryDb::new();
+        assert_eq!(call(&db, "get_workspace_context", json!({})).outcome, Outcome::Ok);
+        let intruder = call_as(&db, "get_workspace_context", json!({}), "user_2", NOW_MS);
+        assert_eq!(intruder.outcome, Outcome::Failed);
+        assert!(
+            !intruder.text.contains("user_2") && !intruder.text.contains("user_1"),
+            "no detail on the wire"
+        );
+        assert!(intruder.detail.unwrap().contains("another subject"));
+    }
+
+    #[test]
+    fn read_only_callers_cannot_act_even_if_forwarded() {
+        let db = MemoryDb::new();
+        let c = ToolCall {
+            tool: "save_offer".into(),
+            arguments: json!({"product": "P", "description": "D", "value_proposition": "V"}),
+            principal: principal(ScopeSet::READ, false),
+            request_id: "r".into(),
+        };
+        let out = block_on(call_tool(&db, &test_config(), c, NOW_MS));
+        assert_eq!(out.outcome, Outcome::Refused);
+        let ctx = call(&db, "get_workspace_context", json!({})).structured.unwrap();
+        assert!(ctx.get("offer").is_none());
     }
 }

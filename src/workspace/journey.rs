@@ -97,13 +97,21 @@ impl Step {
         match self {
             Step::Offer => "Everything else (targeting, emails, estimates) is built from the offer.",
             Step::Target => "The target decides which people are searched and what the emails say.",
-            Step::LeadPool => "Counting and sampling the matching people shows whether the target is worth a campaign.",
+            Step::LeadPool => {
+                "Counting and sampling the matching people shows whether the target is worth a campaign."
+            }
             Step::Sequence => "The emails must be written and approved by the user before anything is sent.",
-            Step::FirstEmail => "Checking the first email as a prospect will see it catches mistakes before they go out.",
+            Step::FirstEmail => {
+                "Checking the first email as a prospect will see it catches mistakes before they go out."
+            }
             Step::Sizing => "The wanted volume decides how many mailboxes and domains are needed.",
-            Step::SendingSource => "Sending addresses are either ready now or created under the user's brand.",
+            Step::SendingSource => {
+                "Sending addresses are either ready now or created under the user's brand."
+            }
             Step::Domains => "The domains and mailbox names are what prospects will see.",
-            Step::Setup => "Buying domains and creating mailboxes costs money, so it is an approval the user decides.",
+            Step::Setup => {
+                "Buying domains and creating mailboxes costs money, so it is an approval the user decides."
+            }
             Step::Warmup => "New mailboxes must warm up before cold emails, or they land in spam.",
             Step::Leads => "Importing leads uses credits, so it is an approval the user decides.",
             Step::Campaign => "Launching sends real emails, so it is an approval the user decides.",
@@ -200,7 +208,10 @@ pub fn journey(
                 step.why()
             )
         } else {
-            format!("{} This step is done in the VibeSell app for now; it is not available in the chat.", step.why())
+            format!(
+                "{} This step is done in the VibeSell app for now; it is not available in the chat.",
+                step.why()
+            )
         };
         NextStep { step, title: step.title(), tool, why }
     });
@@ -222,7 +233,8 @@ mod tests {
         assert_eq!((next.step, next.tool), (Step::Offer, Some("save_offer")));
 
         let progress = Progress { done: vec![Step::Offer] };
-        let only = |t: &str| if t == "confirm_target" { Availability::Available } else { Availability::Missing };
+        let only =
+            |t: &str| if t == "confirm_target" { Availability::Available } else { Availability::Missing };
         let (steps, next) = journey(&progress, only);
         assert_eq!(steps[0].status, Status::Done);
         assert_eq!(steps[1].status, Status::Current);

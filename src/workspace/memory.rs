@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::{Db, StoreError, Stmt};
+use crate::store::{Db, Stmt, StoreError};
 
 /// The most notes a workspace keeps.
 pub const MAX_NOTES: i64 = 200;
@@ -20,6 +20,7 @@ pub struct Memory {
     /// The note.
     pub note: String,
     /// Last saved (ms since the epoch).
+    #[serde(alias = "updated_at")] // the column name, when read from SQL
     pub updated_at: i64,
 }
 
@@ -42,7 +43,9 @@ pub enum Saved {
 pub fn save(db: &dyn Db, topic: Option<&str>, note: &str, now_ms: i64) -> Result<Saved, StoreError> {
     let total = count(db)?;
     let existing: Option<Memory> = match topic {
-        Some(t) => db.row("SELECT id, topic, note, updated_at FROM memories WHERE topic = ?", vec![t.into()])?,
+        Some(t) => {
+            db.row("SELECT id, topic, note, updated_at FROM memories WHERE topic = ?", vec![t.into()])?
+        }
         None => None,
     };
     if existing.is_none() && total >= MAX_NOTES {
@@ -70,5 +73,8 @@ pub fn count(db: &dyn Db) -> Result<i64, StoreError> {
 
 /// The most recent notes, newest first.
 pub fn recent(db: &dyn Db, limit: i64) -> Result<Vec<Memory>, StoreError> {
-    db.rows("SELECT id, topic, note, updated_at FROM memories ORDER BY updated_at DESC, id DESC LIMIT ?", vec![limit.into()])
+    db.rows(
+        "SELECT id, topic, note, updated_at FROM memories ORDER BY updated_at DESC, id DESC LIMIT ?",
+        vec![limit.into()],
+    )
 }

@@ -5,7 +5,7 @@
 //! statements and its record are written in one transaction. Never edit an applied migration:
 //! add a new one. `docs/storage.md` describes the resulting tables.
 
-use crate::store::{Db, StoreError, Stmt};
+use crate::store::{Db, Stmt, StoreError};
 
 /// One migration: a unique name and its statements (one SQL statement each).
 pub struct Migration {
@@ -32,7 +32,10 @@ struct Applied {
 
 /// Applies every migration not yet recorded.
 pub fn apply(db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
-    db.exec("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)", vec![])?;
+    db.exec(
+        "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)",
+        vec![],
+    )?;
     let applied: Vec<Applied> = db.rows("SELECT name FROM _migrations", vec![])?;
     if applied.len() == ALL.len() {
         return Ok(());

@@ -36,7 +36,10 @@ pub async fn call_tool(db: &dyn Db, config: &Config, call: ToolCall, now_ms: i64
     let refuse = |r: Refusal| ToolOutcome::refusal(&r, &call.tool, &call.request_id);
     let Some(tool) = tools::find(&call.tool) else {
         // The Worker checks the catalogue first; this only happens across a deploy boundary.
-        return refuse(Refusal::guidance(format!("Unknown tool {}. Call tools/list for the current tools.", call.tool)));
+        return refuse(Refusal::guidance(format!(
+            "Unknown tool {}. Call tools/list for the current tools.",
+            call.tool
+        )));
     };
     if !tool.access().allows(&call.principal) {
         return refuse(Refusal::guidance(format!("This connection may not use {}.", call.tool)));
@@ -53,8 +56,7 @@ pub async fn call_tool(db: &dyn Db, config: &Config, call: ToolCall, now_ms: i64
 /// another user must never open this workspace).
 pub fn open(db: &dyn Db, principal: &Principal, now_ms: i64) -> Result<(), Refusal> {
     migrations::apply(db, now_ms)?;
-    let owner: Option<MetaValue> =
-        db.row("SELECT value FROM meta WHERE key = 'owner'", vec![])?;
+    let owner: Option<MetaValue> = db.row("SELECT value FROM meta WHERE key = 'owner'", vec![])?;
     match owner {
         Some(MetaValue { value }) if value == principal.subject => Ok(()),
         Some(_) => Err(Refusal::Internal(format!(
@@ -90,4 +92,22 @@ struct MetaValue {
 pub fn created_at(db: &dyn Db) -> Result<Option<i64>, StoreError> {
     let row: Option<MetaValue> = db.row("SELECT value FROM meta WHERE key = 'created_at'", vec![])?;
     Ok(row.and_then(|r| r.value.parse().ok()))
+}
+
+/// The workspace of a user: one per user to start (PRODUCT §10), named from the subject so
+/// every token of that user reaches the same Durable Object. `scripts/lib/devtoken.mjs` uses
+/// the same derivation.
+pub fn workspace_id_for(subject: &str) -> String {
+    let digest = crate::ids::sha256_hex(format!("workspace:{subject}").as_bytes());
+    format!("ws_{}", &digest[..24])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn workspace_ids_derive_from_the_subject() {
+        // The same value scripts/lib/devtoken.mjs computes.
+        assert_eq!(super::workspace_id_for("dev-user@example.com"), "ws_7774e68c50d0e5c3a9c03684");
+        assert_ne!(super::workspace_id_for("a"), super::workspace_id_for("b"));
+    }
 }

@@ -3,7 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::store::{Db, StoreError, Stmt, from_document, to_document};
+use crate::store::{Db, Stmt, StoreError, from_document, to_document};
 
 /// The saved offer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -50,10 +50,10 @@ pub fn load(db: &dyn Db) -> Result<Option<(Offer, i64)>, StoreError> {
 /// Saves the offer, replacing any previous one. Returns whether anything changed and when the
 /// saved offer was last written.
 pub fn save(db: &dyn Db, offer: &Offer, now_ms: i64) -> Result<(bool, i64), StoreError> {
-    if let Some((old, updated_at)) = load(db)? {
-        if old == *offer {
-            return Ok((false, updated_at));
-        }
+    if let Some((old, updated_at)) = load(db)?
+        && old == *offer
+    {
+        return Ok((false, updated_at));
     }
     db.batch(vec![Stmt::new(
         "INSERT INTO offer (id, doc, updated_at) VALUES (1, ?, ?) \

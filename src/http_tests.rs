@@ -1,0 +1,327 @@
+//! The HTTP surface driven natively through `route`: transport rules, auth, and hostile input.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::auth::ScopeSet;
+use crate::testing::{TestPlatform, test_token};
+
+fn request(method: &str, headers: &[(&str, &str)], body: &str) -> HttpRequest {
+    HttpRequest {
+        method: method.into(),
+        path: "/v1/mcp".into(),
+        query: None,
+        headers: headers.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect(),
+        body: Some(body.as_bytes().to_vec()),
+    }
+}
+
+/// A POST with good defaults; `extra` headers replace the defaults of the same name.
+fn post_with(platform: &TestPlatform, body: &str, extra: &[(&str, &str)]) -> (HttpResponse, Option<Value>) {
+    let token = format!("Bearer {}", test_token(ScopeSet::FULL, false));
+    let mut headers: Vec<(&str, &str)> = vec![
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("authorization", &token),
+        ("host", "127.0.0.1:8787"),
+    ];
+    for (k, v) in extra {
+        headers.retain(|(h, _)| h != k);
+        if !v.is_empty() {
+            headers.push((k, v));
+        }
+    }
+    let (response, _) = platform.send(&request("POST", &headers, body));
+    let json = serde_json::from_slice(&response.body).ok();
+    (response, json)
+}
+
+fn post(body: &str) -> (HttpResponse, Option<Value>) {
+    post_with(&TestPlatform::new(), body, &[])
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+#[test]
+fn initialize_answers_json_without_a_session() {
+    let (r, json) = post(INIT);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("application/json"));
+    assert!(r.header("mcp-session-id").is_none());
+    let json = json.unwrap();
+    assert_eq!(json["id"], 1);
+    assert_eq!(json["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(json["result"]["serverInfo"]["name"], "vibesell");
+}
+
+#[test]
+fn sse_only_clients_get_one_sse_event() {
+    let (r, _) = post_with(&TestPlatform::new(), INIT, &[("accept", "text/event-stream")]);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("content-type"), Some("text/event-stream"));
+    let body = String::from_utf8(r.body).unwrap();
+    assert!(body.starts_with("event: message\ndata: {"), "{body}");
+    assert!(body.ends_with("\n\n"));
+    assert!(!body.contains("\nid:"), "no event ids: a stateless server cannot resume");
+}
+
+#[test]
+fn notifications_and_responses_get_202() {
+    for body in [
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"x"}}"#,
+    ] {
+        let (r, _) = post(body);
+        assert_eq!(r.status, 202, "{body}");
+        assert!(r.body.is_empty());
+    }
+}
+
+#[test]
+fn other_methods_are_405_with_allow() {
+    let platform = TestPlatform::new();
+    for method in ["GET", "DELETE", "PUT", "PATCH"] {
+        let (r, _) = platform.send(&request(method, &[("accept", "text/event-stream")], ""));
+        assert_eq!(r.status, 405, "{method}");
+        assert_eq!(r.header("allow"), Some("POST, OPTIONS"));
+    }
+}
+
+#[test]
+fn origin_and_host_are_checked() {
+    let platform = TestPlatform::new();
+    let (r, json) = post_with(&platform, INIT, &[("origin", "http://evil.example.com")]);
+    assert_eq!(r.status, 403);
+    assert!(json.unwrap().get("id").is_none());
+    let (r, _) = post_with(&platform, INIT, &[("origin", "null")]);
+    assert_eq!(r.status, 403);
+    let (r, _) = post_with(&platform, INIT, &[("host", "evil.example.com")]);
+    assert_eq!(r.status, 403, "DNS rebinding: a local server answers only loopback hosts");
+    let (r, _) = post_with(&platform, INIT, &[("origin", "http://127.0.0.1:8787")]);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("access-control-allow-origin"), Some("http://127.0.0.1:8787"));
+    assert!(r.header("access-control-expose-headers").unwrap().contains("WWW-Authenticate"));
+    let (r, _) = post_with(&platform, INIT, &[("origin", "https://claude.ai")]);
+    assert_eq!(r.status, 200);
+}
+
+#[test]
+fn preflight_needs_no_token() {
+    let platform = TestPlatform::new();
+    let (r, _) = platform.send(&request("OPTIONS", &[("origin", "http://localhost:6274")], ""));
+    assert_eq!(r.status, 204);
+    assert!(r.header("access-control-allow-headers").unwrap().contains("MCP-Protocol-Version"));
+    let (r, _) = platform.send(&request("OPTIONS", &[("origin", "https://evil.example.com")], ""));
+    assert_eq!(r.status, 403);
+}
+
+#[test]
+fn authentication_failures() {
+    let platform = TestPlatform::new();
+    let (r, _) = post_with(&platform, INIT, &[("authorization", "")]);
+    assert_eq!(r.status, 401);
+    assert_eq!(
+        r.header("www-authenticate"),
+        Some(
+            r#"Bearer resource_metadata="http://127.0.0.1:8787/.well-known/oauth-protected-resource/v1/mcp", scope="mcp mcp:act""#
+        )
+    );
+    let (r, _) = post_with(&platform, INIT, &[("authorization", "Bearer not.a.jwt")]);
+    assert_eq!(r.status, 401);
+    assert!(r.header("www-authenticate").unwrap().contains(r#"error="invalid_token""#));
+    let (r, _) = post_with(&platform, INIT, &[("authorization", "Basic dTpw")]);
+    assert_eq!(r.status, 400);
+    // An expired token.
+    platform.now_ms.set(platform.now_ms.get() + 2 * 3600 * 1000);
+    let (r, _) = post_with(&platform, INIT, &[]);
+    assert_eq!(r.status, 401);
+}
+
+#[test]
+fn transport_errors() {
+    let platform = TestPlatform::new();
+    let (r, json) = post_with(&platform, INIT, &[("accept", "text/html")]);
+    assert_eq!(r.status, 406);
+    assert_eq!(json.unwrap()["error"]["code"], -32000);
+    let (r, _) = post_with(&platform, INIT, &[("content-type", "text/plain")]);
+    assert_eq!(r.status, 415);
+    let (r, _) = post_with(&platform, INIT, &[("content-type", "")]);
+    assert_eq!(r.status, 415);
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let (r, json) = post_with(&platform, ping, &[("mcp-protocol-version", "1999-01-01")]);
+    assert_eq!(r.status, 400);
+    assert_eq!(json.unwrap()["error"]["code"], -32000, "not a 2026-era code, so new clients fall back");
+    let (r, _) = post_with(&platform, ping, &[("mcp-protocol-version", "2026-07-28")]);
+    assert_eq!(r.status, 400);
+    let (r, _) = post_with(&platform, INIT, &[("mcp-protocol-version", "1999-01-01")]);
+    assert_eq!(r.status, 200, "initialize takes its version from the body");
+    let mut big =
+        request("POST", &[("authorization", &format!("Bearer {}", test_token(ScopeSet::FULL, false)))], "");
+    big.body = None;
+    let (r, _) = platform.send(&big);
+    assert_eq!(r.status, 413);
+}
+
+#[test]
+fn hostile_bodies_get_their_documented_errors() {
+    let cases: &[(&str, u16, i64)] = &[
+        ("", 400, -32700),
+        ("{", 400, -32700),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping""#, 400, -32700),
+        ("not json", 400, -32700),
+        ("\u{0}\u{1}", 400, -32700),
+        ("null", 400, -32600),
+        ("42", 400, -32600),
+        (r#""ping""#, 400, -32600),
+        (r#"{"id":1,"method":"ping"}"#, 400, -32600),
+        (r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#, 400, -32600),
+        (r#"{"jsonrpc":"2.0","id":true,"method":"ping"}"#, 400, -32600),
+        (r#"{"jsonrpc":"2.0","id":1,"method":{}}"#, 400, -32600),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":"x"}"#, 400, -32602),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#, 200, -32601),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}"#, 200, -32602),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"capabilities":{},"clientInfo":{}}}"#,
+            200,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":[],"clientInfo":{}}}"#,
+            200,
+            -32602,
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":["x"]}}"#, 200, -32602),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":1}}"#,
+            200,
+            -32602,
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"abc"}}"#, 200, -32602),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}"#, 200, -32602),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://vibesell/nope"}}"#,
+            200,
+            -32002,
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"x"}}"#, 200, -32601),
+    ];
+    for (body, status, code) in cases {
+        let (r, json) = post(body);
+        assert_eq!(r.status, *status, "{body}");
+        let json = json.unwrap_or_else(|| panic!("{body}: not JSON"));
+        assert_eq!(json["error"]["code"], *code, "{body}");
+    }
+    // Deep nesting stops at serde_json's recursion limit: a parse error, not a crash.
+    let deep = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let (r, json) = post(&deep);
+    assert_eq!((r.status, json.unwrap()["error"]["code"].clone()), (400, json!(-32700)));
+    let deep_obj = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"ping","params":{{"a":{}1{}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let (r, _) = post(&deep_obj);
+    assert_eq!(r.status, 400);
+}
+
+#[test]
+fn wrong_types_in_every_tool_argument_are_refusals() {
+    let platform = TestPlatform::new();
+    for (tool, field) in [
+        ("save_offer", "product"),
+        ("save_offer", "description"),
+        ("save_offer", "value_proposition"),
+        ("save_offer", "website"),
+        ("save_offer", "proof_points"),
+        ("save_offer", "postal_address"),
+        ("remember", "note"),
+        ("remember", "topic"),
+    ] {
+        for bad in [json!(12), json!(true), json!({"x": 1}), json!([1, 2])] {
+            let mut args = json!({"product": "p", "description": "d", "value_proposition": "v"});
+            if tool == "remember" {
+                args = json!({"note": "n"});
+            }
+            args[field] = bad.clone();
+            let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name": tool, "arguments": args}});
+            let (r, json) =
+                post_with(&platform, &body.to_string(), &[("mcp-protocol-version", "2025-11-25")]);
+            assert_eq!(r.status, 200);
+            let result = &json.unwrap()["result"];
+            if field == "proof_points" && bad.is_array() {
+                // [1, 2] is an array, but of the wrong items.
+                assert_eq!(result["isError"], true);
+                let text = result["content"][0]["text"].as_str().unwrap();
+                assert!(text.contains("proof_points[0]"), "{text}");
+                continue;
+            }
+            assert_eq!(result["isError"], true, "{tool}.{field} = {bad}");
+            assert!(result.get("structuredContent").is_none());
+            let text = result["content"][0]["text"].as_str().unwrap();
+            assert!(
+                text.contains(&format!("`{field}`")) && !text.contains("not a known field"),
+                "{tool}.{field} = {bad}: {text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn batches_only_in_2025_03_26() {
+    let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},{"jsonrpc":"2.0","id":2,"method":"nope"}]"#;
+    // No header means 2025-03-26, which must accept batches.
+    let (r, json) = post(batch);
+    assert_eq!(r.status, 200);
+    let answers = json.unwrap();
+    assert_eq!(answers.as_array().unwrap().len(), 2);
+    assert_eq!(answers[0]["id"], 1);
+    assert_eq!(answers[1]["error"]["code"], -32601);
+    let platform = TestPlatform::new();
+    for v in ["2025-06-18", "2025-11-25", "2024-11-05"] {
+        let (r, json) = post_with(&platform, batch, &[("mcp-protocol-version", v)]);
+        assert_eq!(r.status, 400, "{v}");
+        assert_eq!(json.unwrap()["error"]["code"], -32600);
+    }
+    let (r, _) = post("[]");
+    assert_eq!(r.status, 400);
+    let (r, _) = post(r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#);
+    assert_eq!(r.status, 202);
+    let (_, json) = post(&format!("[{INIT}]"));
+    assert_eq!(json.unwrap()[0]["error"]["code"], -32600, "initialize cannot be batched");
+    let many = format!("[{}]", vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#; 33].join(","));
+    assert_eq!(post(&many).0.status, 400);
+}
+
+#[test]
+fn scope_and_app_checks() {
+    let platform = TestPlatform::new();
+    let read = format!("Bearer {}", test_token(ScopeSet::READ, false));
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"note":"x"}}}"#;
+    let (r, _) = post_with(&platform, call, &[("authorization", &read)]);
+    assert_eq!(r.status, 403);
+    assert!(r.header("www-authenticate").unwrap().contains("insufficient_scope"));
+    let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let (_, json) = post_with(&platform, list, &[("authorization", &read)]);
+    let tools = json.unwrap()["result"]["tools"].as_array().unwrap().len();
+    assert_eq!(tools, 1);
+}
+
+#[test]
+fn a_broken_configuration_is_a_500_without_detail() {
+    let (r, trace) = TestPlatform::misconfigured().send(&request("POST", &[], INIT));
+    assert_eq!(r.status, 500);
+    assert!(!String::from_utf8_lossy(&r.body).contains("PUBLIC_URL"));
+    assert!(trace.detail.unwrap().contains("PUBLIC_URL"));
+}
+
+#[test]
+fn unknown_paths_are_404() {
+    let platform = TestPlatform::new();
+    let mut req = request("GET", &[], "");
+    req.path = "/v1/mcp/".into();
+    assert_eq!(platform.send(&req).0.status, 404);
+    req.path = "/health".into();
+    assert_eq!(platform.send(&req).0.status, 200);
+}

@@ -1,0 +1,155 @@
+// Test harness: runs the real Worker (build/index.js + its wasm) in workerd through Miniflare,
+// with the bindings read from wrangler.toml and .dev.vars by wrangler itself, so tests and
+// `wrangler dev` never drift apart. Local KV and Durable Objects persist to a directory when
+// asked, so a test can stop the Worker and start it again on the same state.
+import { createServer } from "node:net";
+import { mkdtempSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { ROOT, mintDevToken } from "../../scripts/lib/devtoken.mjs";
+
+export { mintDevToken };
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.unref();
+    srv.on("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+let baseOptions;
+function workerOptions() {
+  if (!baseOptions) {
+    if (!existsSync(join(ROOT, "build/index.js"))) throw new Error("build/index.js is missing: run bin/build first");
+    const silence = console.log;
+    console.log = () => {}; // wrangler announces ".dev.vars" on every read
+    try {
+      baseOptions = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml")).workerOptions;
+    } finally {
+      console.log = silence;
+    }
+  }
+  return baseOptions;
+}
+
+/**
+ * Starts the Worker. Options: `persist` (a directory; state survives restart), `vars` (extra or
+ * overriding vars). Returns { url, origin, mcpUrl, logs, stop(), restart(), token(opts) }.
+ */
+export async function startWorker({ persist, vars = {} } = {}) {
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const ownDir = persist ? null : mkdtempSync(join(tmpdir(), "vibesell-"));
+  const stateDir = persist ?? ownDir;
+  const logs = [];
+  const base = workerOptions();
+  const make = () =>
+    new Miniflare({
+      ...base,
+      scriptPath: join(ROOT, "build/index.js"),
+      modules: true,
+      modulesRoot: join(ROOT, "build"),
+      modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+      bindings: { ...base.bindings, PUBLIC_URL: origin, ...vars },
+      durableObjectsPersist: join(stateDir, "do"),
+      kvPersist: join(stateDir, "kv"),
+      host: "127.0.0.1",
+      port,
+      cf: false,
+      handleRuntimeStdio(stdout, stderr) {
+        for (const stream of [stdout, stderr]) {
+          let buf = "";
+          stream.on("data", (chunk) => {
+            buf += chunk;
+            let i;
+            while ((i = buf.indexOf("\n")) >= 0) {
+              logs.push(buf.slice(0, i));
+              buf = buf.slice(i + 1);
+            }
+          });
+        }
+      },
+    });
+  let mf = make();
+  await mf.ready;
+  const worker = {
+    origin,
+    url: origin,
+    mcpUrl: `${origin}/v1/mcp`,
+    logs,
+    /** Structured request log lines (parsed JSON). */
+    requestLogs: () =>
+      logs.flatMap((l) => {
+        try {
+          const v = JSON.parse(l);
+          return v.event === "request" ? [v] : [];
+        } catch {
+          return [];
+        }
+      }),
+    token: (opts = {}) => mintDevToken({ url: origin, ...opts }),
+    async stop() {
+      await mf.dispose();
+      if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+    },
+    async restart() {
+      await mf.dispose();
+      mf = make();
+      await mf.ready;
+    },
+  };
+  return worker;
+}
+
+/** An MCP SDK client connected with a bearer token. */
+export async function connect(worker, tokenOpts = {}, { token } = {}) {
+  const bearer = token ?? worker.token(tokenOpts);
+  const transport = new StreamableHTTPClientTransport(new URL(worker.mcpUrl), {
+    requestInit: { headers: { Authorization: `Bearer ${bearer}` } },
+  });
+  const client = new Client({ name: "vibesell-e2e", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** A raw POST to the MCP endpoint. `headers` override the defaults; `body` may be a string. */
+export async function post(worker, body, { token, headers = {}, path = "/v1/mcp" } = {}) {
+  const h = {
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+    ...(token === null ? {} : { authorization: `Bearer ${token ?? worker.token()}` }),
+    ...headers,
+  };
+  for (const [k, v] of Object.entries(h)) if (v === undefined) delete h[k];
+  const res = await fetch(worker.url + path, {
+    method: "POST",
+    headers: h,
+    body: typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** A JSON-RPC request envelope. */
+export const rpc = (method, params, id = 1) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
+
+export const INIT_PARAMS = (protocolVersion = "2025-11-25") => ({
+  protocolVersion,
+  capabilities: {},
+  clientInfo: { name: "raw-e2e", version: "1.0.0" },
+});

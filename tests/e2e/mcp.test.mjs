@@ -1,0 +1,231 @@
+// The MCP endpoint end to end: the real Worker in workerd, the official MCP TypeScript SDK
+// client, and raw HTTP where the SDK cannot express a case.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startWorker, connect, post, rpc, INIT_PARAMS } from "./harness.mjs";
+
+let worker;
+before(async () => {
+  worker = await startWorker();
+});
+after(async () => {
+  await worker?.stop();
+});
+
+const names = (list) => list.tools.map((t) => t.name).sort();
+
+test("the SDK client connects, negotiates 2025-11-25 and reads serverInfo", async () => {
+  const client = await connect(worker);
+  assert.equal(client.getServerVersion().name, "vibesell");
+  assert.equal(client.getServerVersion().title, "VibeSell");
+  assert.match(client.getInstructions(), /get_workspace_context/);
+  assert.deepEqual(client.getServerCapabilities(), { tools: {}, resources: {} });
+  await client.ping();
+  await client.close();
+});
+
+test("initialize at every supported version is answered in that version's shape", async () => {
+  for (const v of ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]) {
+    const r = await post(worker, rpc("initialize", INIT_PARAMS(v)));
+    assert.equal(r.status, 200, v);
+    assert.equal(r.headers.get("mcp-session-id"), null, "never a session id");
+    const result = r.json.result;
+    assert.equal(result.protocolVersion, v);
+    assert.equal(result.serverInfo.name, "vibesell");
+    assert.equal("title" in result.serverInfo, v >= "2025-06-18", `title at ${v}`);
+    assert.equal("icons" in result.serverInfo, v === "2025-11-25", `icons at ${v}`);
+  }
+  const unknown = await post(worker, rpc("initialize", INIT_PARAMS("2099-01-01")));
+  assert.equal(unknown.json.result.protocolVersion, "2025-11-25");
+});
+
+test("instructions differ for read-only and acting connections", async () => {
+  const read = await post(worker, rpc("initialize", INIT_PARAMS()), { token: worker.token({ scope: "mcp" }) });
+  const act = await post(worker, rpc("initialize", INIT_PARAMS()), { token: worker.token({ scope: "mcp mcp:act" }) });
+  assert.match(read.json.result.instructions, /read-only/);
+  assert.match(act.json.result.instructions, /approval/);
+  assert.notEqual(read.json.result.instructions, act.json.result.instructions);
+});
+
+test("tools/list follows the token: read-only, acting, Claude app", async () => {
+  const read = await connect(worker, { scope: "mcp" });
+  const act = await connect(worker, { scope: "mcp mcp:act" });
+  const readTools = await read.listTools();
+  const actTools = await act.listTools();
+  assert.deepEqual(names(readTools), ["get_workspace_context"]);
+  assert.deepEqual(names(actTools), ["get_workspace_context", "remember", "save_offer"]);
+  for (const tool of actTools.tools) {
+    assert.ok(tool.title && tool.description && tool.inputSchema && tool.outputSchema, tool.name);
+    assert.equal(tool.annotations.destructiveHint, false);
+    assert.match(tool._meta.ui.resourceUri, /^ui:\/\/vibesell\/card-[0-9a-f]{12}$/);
+    assert.equal(tool._meta["ui/resourceUri"], tool._meta.ui.resourceUri);
+    assert.equal(tool.outputSchema.properties.kind.const !== undefined, true);
+  }
+  await read.close();
+  await act.close();
+});
+
+test("tools/list is shaped to the negotiated version", async () => {
+  const old = await post(worker, rpc("tools/list"), { headers: { "mcp-protocol-version": "2024-11-05" } });
+  const tool = old.json.result.tools[0];
+  assert.equal(tool.annotations, undefined);
+  assert.equal(tool.outputSchema, undefined);
+  assert.ok(tool._meta.ui.resourceUri, "_meta.ui on every version");
+  const mid = await post(worker, rpc("tools/list"));
+  assert.ok(mid.json.result.tools[0].annotations, "no header means 2025-03-26: annotations");
+  assert.equal(mid.json.result.tools[0].outputSchema, undefined);
+});
+
+test("the three tools work and their state persists", async () => {
+  const sub = "persist@example.com";
+  const client = await connect(worker, { sub });
+  const empty = await client.callTool({ name: "get_workspace_context", arguments: {} });
+  assert.equal(empty.isError, false);
+  assert.equal(empty.structuredContent.kind, "workspace");
+  assert.equal(empty.structuredContent.offer, undefined);
+  assert.equal(empty.structuredContent.nextStep.tool, "save_offer");
+
+  const offer = await client.callTool({
+    name: "save_offer",
+    arguments: {
+      product: "Ledgerly",
+      description: "Close automation for mid-market finance teams.",
+      value_proposition: "Cuts month-end close from 10 days to 3.",
+      proof_points: ["Used by 40 finance teams"],
+      postal_address: "1 Main St, Springfield",
+    },
+  });
+  assert.equal(offer.isError, false, offer.content[0].text);
+  assert.equal(offer.structuredContent.kind, "offer");
+  assert.equal(offer.structuredContent.changed, true);
+  assert.match(offer.content[0].text, /Ledgerly/);
+
+  const note = await client.callTool({ name: "remember", arguments: { note: "Prefers a formal tone", topic: "Tone" } });
+  assert.equal(note.structuredContent.kind, "memory");
+  assert.equal(note.structuredContent.topic, "tone");
+  const again = await client.callTool({ name: "remember", arguments: { note: "Prefers a casual tone", topic: "tone" } });
+  assert.equal(again.structuredContent.replaced, true);
+  assert.equal(again.structuredContent.total, 1);
+
+  const ctx = await client.callTool({ name: "get_workspace_context", arguments: {} });
+  assert.equal(ctx.structuredContent.offer.product, "Ledgerly");
+  assert.equal(ctx.structuredContent.memories[0].note, "Prefers a casual tone");
+  assert.equal(ctx.structuredContent.journey[0].status, "done");
+  await client.close();
+
+  // Another user has another workspace.
+  const other = await connect(worker, { sub: "someone-else@example.com" });
+  const otherCtx = await other.callTool({ name: "get_workspace_context", arguments: {} });
+  assert.equal(otherCtx.structuredContent.offer, undefined);
+  await other.close();
+});
+
+test("state survives a restart of the Worker", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "vibesell-persist-"));
+  const w = await startWorker({ persist: dir });
+  try {
+    const c1 = await connect(w, { sub: "restart@example.com" });
+    await c1.callTool({ name: "save_offer", arguments: { product: "P", description: "D", value_proposition: "V" } });
+    await c1.close();
+    await w.restart();
+    const c2 = await connect(w, { sub: "restart@example.com" });
+    const ctx = await c2.callTool({ name: "get_workspace_context", arguments: {} });
+    assert.equal(ctx.structuredContent.offer.product, "P");
+    await c2.close();
+  } finally {
+    await w.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("older versions get the JSON in a text block instead of structuredContent", async () => {
+  const r = await post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), {
+    headers: { "mcp-protocol-version": "2025-03-26" },
+  });
+  const result = r.json.result;
+  assert.equal(result.structuredContent, undefined);
+  assert.equal(result.content.length, 2);
+  assert.equal(JSON.parse(result.content[1].text).kind, "workspace");
+});
+
+test("refusals: schema-invalid arguments are isError results that say what to fix", async () => {
+  const client = await connect(worker);
+  const cases = [
+    [{ description: "d", value_proposition: "v" }, /`product` is required/],
+    [{ product: "", description: "d", value_proposition: "v" }, /`product` must not be empty/],
+    [{ product: 7, description: "d", value_proposition: "v" }, /`product` must be a string/],
+    [{ product: "p", description: "d", value_proposition: "v", color: "red" }, /`color` is not a known field/],
+    [{ product: "p", description: "d", value_proposition: "v", website: "ftp://x" }, /website/],
+    [{ product: "x".repeat(121), description: "d", value_proposition: "v" }, /too long/],
+  ];
+  for (const [args, pattern] of cases) {
+    const r = await client.callTool({ name: "save_offer", arguments: args });
+    assert.equal(r.isError, true, JSON.stringify(args));
+    assert.equal(r.structuredContent, undefined);
+    assert.match(r.content[0].text, pattern);
+  }
+  await client.close();
+});
+
+test("a tool outside the token's scopes is a 403 step-up challenge", async () => {
+  const r = await post(worker, rpc("tools/call", { name: "save_offer", arguments: {} }), {
+    token: worker.token({ scope: "mcp" }),
+    headers: { "mcp-protocol-version": "2025-11-25" },
+  });
+  assert.equal(r.status, 403);
+  const challenge = r.headers.get("www-authenticate");
+  assert.match(challenge, /error="insufficient_scope"/);
+  assert.match(challenge, /scope="mcp mcp:act"/);
+  assert.match(challenge, new RegExp(`resource_metadata="${worker.origin}/.well-known/oauth-protected-resource/v1/mcp"`));
+});
+
+test("unknown tools and bad tools/call params are JSON-RPC -32602", async () => {
+  const unknown = await post(worker, rpc("tools/call", { name: "nope", arguments: {} }));
+  assert.equal(unknown.status, 200);
+  assert.equal(unknown.json.error.code, -32602);
+  for (const params of [{}, { name: 3 }, { name: "save_offer", arguments: [] }, { name: "save_offer", arguments: "x" }]) {
+    const r = await post(worker, rpc("tools/call", params));
+    assert.equal(r.json.error.code, -32602, JSON.stringify(params));
+  }
+});
+
+test("resources: the card is listed and readable under any card version", async () => {
+  const client = await connect(worker);
+  const { resources } = await client.listResources();
+  assert.equal(resources.length, 1);
+  const card = resources[0];
+  assert.match(card.uri, /^ui:\/\/vibesell\/card-[0-9a-f]{12}$/);
+  assert.equal(card.mimeType, "text/html;profile=mcp-app");
+  const read = await client.readResource({ uri: card.uri });
+  assert.equal(read.contents[0].mimeType, "text/html;profile=mcp-app");
+  assert.match(read.contents[0].text, /^<!doctype html>/);
+  const old = await client.readResource({ uri: "ui://vibesell/card-2f87d8dc967b" });
+  assert.equal(old.contents[0].text, read.contents[0].text);
+  assert.equal(old.contents[0].uri, "ui://vibesell/card-2f87d8dc967b");
+  const tools = await client.listTools();
+  assert.equal(tools.tools[0]._meta.ui.resourceUri, card.uri);
+  await assert.rejects(client.readResource({ uri: "ui://vibesell/other" }), (e) => e.code === -32002);
+  const templates = await client.listResourceTemplates();
+  assert.equal(templates.resourceTemplates[0].uriTemplate, "ui://vibesell/card-{version}");
+  await client.close();
+});
+
+test("one structured log line per request, with no token in it", async () => {
+  const token = worker.token();
+  const before = worker.requestLogs().length;
+  await post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), { token });
+  await new Promise((r) => setTimeout(r, 100));
+  const lines = worker.requestLogs().slice(before);
+  assert.equal(lines.length, 1);
+  const line = lines[0];
+  assert.equal(line.route, "/v1/mcp");
+  assert.equal(line.rpc, "tools/call");
+  assert.equal(line.tool, "get_workspace_context");
+  assert.equal(line.outcome, "ok");
+  assert.equal(typeof line.ms, "number");
+  assert.match(line.rid, /^req_/);
+  assert.ok(!worker.logs.join("\n").includes(token), "the token never reaches the logs");
+});
