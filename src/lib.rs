@@ -12,6 +12,7 @@ pub mod http;
 pub mod ids;
 pub mod log;
 pub mod mcp;
+pub mod outbound;
 pub mod store;
 pub mod tools;
 pub mod workspace;

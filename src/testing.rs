@@ -195,7 +195,7 @@ impl ToolBackend for TestPlatform {
         Box::pin(async move {
             let db = self.db(&call.principal.workspace);
             let config = self.config.as_ref().map_err(ToString::to_string)?;
-            Ok(workspace::call_tool(&*db, config, call, self.now_ms.get()).await)
+            Ok(workspace::call_tool(&*db, config, &crate::outbound::NoNetwork, call, self.now_ms.get()).await)
         })
     }
 }

@@ -3,6 +3,7 @@
 //! environment, writes the log line, and hosts the workspace Durable Object.
 
 mod db;
+mod outbound;
 mod workspace_do;
 
 use std::cell::OnceCell;

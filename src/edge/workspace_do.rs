@@ -4,6 +4,7 @@
 use worker::{DurableObject, Env, Request, Response, State, durable_object};
 
 use super::db::DoDb;
+use super::outbound::WorkerFetch;
 use crate::workspace::{self, ToolCall};
 
 /// A workspace's Durable Object (SQLite-backed; see `docs/storage.md`).
@@ -28,7 +29,7 @@ impl DurableObject for Workspace {
             Err(e) => return Response::error(format!("configuration: {e}"), 500),
         };
         let db = DoDb::new(self.state.storage());
-        let outcome = workspace::call_tool(&db, &config, call, super::now_ms()).await;
+        let outcome = workspace::call_tool(&db, &config, &WorkerFetch, call, super::now_ms()).await;
         Response::from_json(&outcome)
     }
 }

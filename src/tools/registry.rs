@@ -15,6 +15,7 @@ use crate::auth::{Principal, Scope};
 use crate::card;
 use crate::config::Config;
 use crate::mcp::version::Version;
+use crate::outbound::Outbound;
 use crate::store::{Db, StoreError};
 
 /// A boxed future that need not be `Send`: a Worker isolate is single-threaded.
@@ -69,6 +70,8 @@ pub struct ToolCx<'a> {
     pub now_ms: i64,
     /// The request id, for references and logs.
     pub request_id: &'a str,
+    /// Outbound HTTP, for live provider adapters.
+    pub outbound: &'a dyn Outbound,
 }
 
 /// A successful result: the Markdown summary for the model and the data for the card.

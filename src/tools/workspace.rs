@@ -316,7 +316,7 @@ mod tests {
         let mut p = principal(ScopeSet::FULL, false);
         p.subject = subject.into();
         let c = ToolCall { tool: tool.into(), arguments, principal: p, request_id: "req_1".into() };
-        block_on(call_tool(db, &test_config(), c, now))
+        block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, now))
     }
 
     #[test]
@@ -428,7 +428,7 @@ mod tests {
             principal: principal(ScopeSet::READ, false),
             request_id: "r".into(),
         };
-        let out = block_on(call_tool(&db, &test_config(), c, NOW_MS));
+        let out = block_on(call_tool(&db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS));
         assert_eq!(out.outcome, Outcome::Refused);
         let ctx = call(&db, "get_workspace_context", json!({})).structured.unwrap();
         assert!(ctx.get("offer").is_none());

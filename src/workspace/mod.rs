@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use crate::auth::Principal;
 use crate::config::Config;
+use crate::outbound::Outbound;
 use crate::store::{Db, StoreError};
 use crate::tools::{self, Refusal, ToolCx, ToolOutcome};
 
@@ -32,7 +33,13 @@ pub struct ToolCall {
 }
 
 /// Runs one tool call against the workspace. Never fails: every problem is a refusal.
-pub async fn call_tool(db: &dyn Db, config: &Config, call: ToolCall, now_ms: i64) -> ToolOutcome {
+pub async fn call_tool(
+    db: &dyn Db,
+    config: &Config,
+    outbound: &dyn Outbound,
+    call: ToolCall,
+    now_ms: i64,
+) -> ToolOutcome {
     let refuse = |r: Refusal| ToolOutcome::refusal(&r, &call.tool, &call.request_id);
     let Some(tool) = tools::find(&call.tool) else {
         // The Worker checks the catalogue first; this only happens across a deploy boundary.
@@ -47,7 +54,8 @@ pub async fn call_tool(db: &dyn Db, config: &Config, call: ToolCall, now_ms: i64
     if let Err(refusal) = open(db, &call.principal, now_ms) {
         return refuse(refusal);
     }
-    let cx = ToolCx { db, principal: &call.principal, config, now_ms, request_id: &call.request_id };
+    let cx =
+        ToolCx { db, principal: &call.principal, config, now_ms, request_id: &call.request_id, outbound };
     tool.call(&cx, call.arguments).await
 }
 

@@ -1,0 +1,93 @@
+//! The outbound HTTP port: how provider adapters (and the authorization server's metadata
+//! fetches) call the outside world. The Worker implements it with `fetch`; tests implement it
+//! with fakes. Adapters never see the `worker` crate.
+
+use crate::tools::registry::LocalBoxFuture;
+
+/// A request to another service.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutboundRequest {
+    /// `GET`, `POST`, …
+    pub method: String,
+    /// Absolute URL.
+    pub url: String,
+    /// Headers (names lower-case).
+    pub headers: Vec<(String, String)>,
+    /// Body bytes, if any.
+    pub body: Option<Vec<u8>>,
+    /// Give up after this many milliseconds.
+    pub timeout_ms: u32,
+}
+
+impl OutboundRequest {
+    /// A GET with the default timeout.
+    pub fn get(url: impl Into<String>) -> Self {
+        OutboundRequest {
+            method: "GET".into(),
+            url: url.into(),
+            headers: Vec::new(),
+            body: None,
+            timeout_ms: 10_000,
+        }
+    }
+
+    /// A POST of `body` with `content_type` and the default timeout.
+    pub fn post(url: impl Into<String>, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
+        OutboundRequest {
+            method: "POST".into(),
+            url: url.into(),
+            headers: vec![("content-type".into(), content_type.into())],
+            body: Some(body.into()),
+            timeout_ms: 10_000,
+        }
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
+        self.headers.push((name.to_ascii_lowercase(), value.into()));
+        self
+    }
+}
+
+/// A response from another service.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OutboundResponse {
+    /// Status code.
+    pub status: u16,
+    /// Headers (names lower-case).
+    pub headers: Vec<(String, String)>,
+    /// Body bytes.
+    pub body: Vec<u8>,
+}
+
+impl OutboundResponse {
+    /// The first value of a header.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Why a request got no response (network failure, timeout); the text is for logs.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct OutboundError(pub String);
+
+/// Sends requests and waits.
+pub trait Outbound {
+    /// Sends one request.
+    fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>>;
+    /// Waits (between retries).
+    fn sleep(&self, ms: u32) -> LocalBoxFuture<'_, ()>;
+}
+
+/// An `Outbound` that refuses every request: the sandbox needs no network.
+pub struct NoNetwork;
+
+impl Outbound for NoNetwork {
+    fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>> {
+        Box::pin(async move { Err(OutboundError(format!("no network for {} {}", req.method, req.url))) })
+    }
+    fn sleep(&self, _: u32) -> LocalBoxFuture<'_, ()> {
+        Box::pin(async {})
+    }
+}
