@@ -1,8 +1,9 @@
 //! Deployment configuration, read once per isolate from the Worker's vars and secrets.
 //!
 //! Everything that differs between a laptop and production lives here: the public URL (which
-//! names the issuer and the token audience), the provider mode, the allowed browser origins and
-//! the token signing keys. Parsing is pure so tests build a `Config` from a map.
+//! names the issuer and the token audience), the provider mode, the allowed browser origins,
+//! the token signing keys, the plan catalogue, the Stripe account and the support webhook.
+//! Parsing is pure so tests build a `Config` from a map.
 
 use std::fmt;
 
@@ -37,6 +38,36 @@ impl fmt::Debug for SigningKey {
     }
 }
 
+/// A secret value that never appears in debug output or logs.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Secret(…)")
+    }
+}
+
+/// The Stripe account used by the live billing adapter (DOMAIN §5).
+#[derive(Debug, Clone)]
+pub struct StripeConfig {
+    /// API origin: `https://api.stripe.com`, or a local fake in tests (`STRIPE_API_BASE`).
+    pub api_base: String,
+    /// Secret API key (`STRIPE_SECRET_KEY`); live billing refuses to run without it.
+    pub secret_key: Option<Secret>,
+    /// Webhook endpoint signing secrets (`STRIPE_WEBHOOK_SECRET`, comma-separated while rotating).
+    pub webhook_secrets: Vec<Secret>,
+}
+
+/// Where support requests are forwarded (`SUPPORT_WEBHOOK_URL`, `SUPPORT_WEBHOOK_SECRET`).
+#[derive(Debug, Clone)]
+pub struct SupportWebhook {
+    /// The URL that receives each request as a JSON POST.
+    pub url: String,
+    /// When set, each POST is signed (`X-VibeSell-Signature: t=…,v1=…`, HMAC-SHA256).
+    pub secret: Option<Secret>,
+}
+
 /// The Worker's configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -50,6 +81,15 @@ pub struct Config {
     pub app_origins: Vec<String>,
     /// Signing keys; the first signs, all verify.
     pub signing_keys: Vec<SigningKey>,
+    /// Plans with prices and limits (`config/plans.json`, or `PLANS_JSON`).
+    pub plans: crate::plans::Catalogue,
+    /// The Stripe account for live billing.
+    pub stripe: StripeConfig,
+    /// Where support requests are forwarded, if anywhere.
+    pub support_webhook: Option<SupportWebhook>,
+    /// When set (`APPROVAL_TTL_SECONDS`), every approval expires after this long instead of its
+    /// action's own lifetime: for demos and tests of expiry.
+    pub approval_ttl_ms: Option<i64>,
 }
 
 /// A configuration problem; the Worker answers 500 and logs it.
@@ -101,7 +141,58 @@ impl Config {
                 "development keys (kid \"dev…\") are only accepted when PUBLIC_URL is a loopback address",
             ));
         }
-        Ok(Config { public_url, provider_mode, allowed_origins, app_origins, signing_keys })
+        let plans = crate::plans::Catalogue::parse(
+            lookup("PLANS_JSON")
+                .as_deref()
+                .filter(|s| !s.trim().is_empty())
+                .unwrap_or(crate::plans::EMBEDDED),
+        )
+        .map_err(|e| invalid("PLANS_JSON", &e))?;
+        let stripe = StripeConfig {
+            api_base: service_url(
+                lookup("STRIPE_API_BASE").as_deref().unwrap_or(STRIPE_API),
+                "STRIPE_API_BASE",
+                true,
+            )?,
+            secret_key: secret(lookup("STRIPE_SECRET_KEY")),
+            webhook_secrets: lookup("STRIPE_WEBHOOK_SECRET")
+                .unwrap_or_default()
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| Secret(s.to_owned()))
+                .collect(),
+        };
+        let support_webhook = match lookup("SUPPORT_WEBHOOK_URL").filter(|s| !s.trim().is_empty()) {
+            Some(url) => Some(SupportWebhook {
+                url: service_url(&url, "SUPPORT_WEBHOOK_URL", false)?,
+                secret: secret(lookup("SUPPORT_WEBHOOK_SECRET")),
+            }),
+            None => None,
+        };
+        let approval_ttl_ms = match lookup("APPROVAL_TTL_SECONDS").filter(|s| !s.trim().is_empty()) {
+            Some(raw) => match raw.trim().parse::<i64>() {
+                Ok(s) if (1..=30 * 86_400).contains(&s) => Some(s * 1000),
+                _ => return Err(invalid("APPROVAL_TTL_SECONDS", "expected seconds between 1 and 2592000")),
+            },
+            None => None,
+        };
+        Ok(Config {
+            public_url,
+            provider_mode,
+            allowed_origins,
+            app_origins,
+            signing_keys,
+            plans,
+            stripe,
+            support_webhook,
+            approval_ttl_ms,
+        })
+    }
+
+    /// The page where the user decides an approval (PRODUCT §6 `appUrl`).
+    pub fn approval_url(&self, id: &str) -> String {
+        format!("{}/app/approvals/{id}", self.public_url)
     }
 
     /// The OAuth issuer: the public origin, byte for byte everywhere (RFC 8414 §3.3).
@@ -139,6 +230,35 @@ impl Config {
             || self.allowed_origins.contains(&origin)
             || (self.is_local() && is_loopback_origin(&origin))
     }
+}
+
+/// Stripe's API origin.
+pub const STRIPE_API: &str = "https://api.stripe.com";
+
+fn secret(value: Option<String>) -> Option<Secret> {
+    value.map(|v| v.trim().to_owned()).filter(|v| !v.is_empty()).map(Secret)
+}
+
+/// An outside service's URL: https, or http on a loopback address (local fakes). With
+/// `origin_only`, no path is allowed and the result has no trailing slash.
+fn service_url(raw: &str, name: &'static str, origin_only: bool) -> Result<String, ConfigError> {
+    let raw = raw.trim();
+    let lower = raw.to_ascii_lowercase();
+    let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://"));
+    let authority = rest.map(|r| r.split(['/', '?', '#']).next().unwrap_or(r));
+    let ok = match authority {
+        Some(a) if !a.is_empty() && !a.contains(['@', ' ']) => {
+            lower.starts_with("https://") || is_loopback_host(a)
+        }
+        _ => false,
+    };
+    if !ok {
+        return Err(invalid(name, "expected an https URL (http only on a loopback address)"));
+    }
+    if origin_only {
+        return normalize_origin(raw).ok_or_else(|| invalid(name, "expected an origin without a path"));
+    }
+    Ok(raw.to_owned())
 }
 
 fn invalid(name: &'static str, reason: &str) -> ConfigError {
@@ -266,6 +386,48 @@ mod tests {
             config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", KEY), ("PROVIDER_MODE", "x")])
                 .is_err()
         );
+    }
+
+    #[test]
+    fn reads_billing_support_and_approval_settings() {
+        let local = [("PUBLIC_URL", "http://127.0.0.1:8787"), ("JWT_SIGNING_KEYS", KEY)];
+        let c = config(&local).unwrap();
+        assert_eq!(c.stripe.api_base, STRIPE_API);
+        assert!(c.stripe.secret_key.is_none() && c.stripe.webhook_secrets.is_empty());
+        assert!(c.support_webhook.is_none() && c.approval_ttl_ms.is_none());
+        assert_eq!(c.plans.default_plan().id, "free");
+        assert_eq!(c.approval_url("apr_1"), "http://127.0.0.1:8787/app/approvals/apr_1");
+
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut pairs = local.to_vec();
+            pairs.extend_from_slice(extra);
+            config(&pairs)
+        };
+        let c = with(&[
+            ("STRIPE_API_BASE", "http://127.0.0.1:9999/"),
+            ("STRIPE_SECRET_KEY", " sk_test_1 "),
+            ("STRIPE_WEBHOOK_SECRET", "whsec_new, whsec_old"),
+            ("SUPPORT_WEBHOOK_URL", "https://hooks.example.com/support?x=1"),
+            ("APPROVAL_TTL_SECONDS", "2"),
+        ])
+        .unwrap();
+        assert_eq!(c.stripe.api_base, "http://127.0.0.1:9999");
+        assert_eq!(c.stripe.secret_key, Some(Secret("sk_test_1".into())));
+        assert_eq!(c.stripe.webhook_secrets.len(), 2);
+        assert_eq!(c.support_webhook.as_ref().unwrap().url, "https://hooks.example.com/support?x=1");
+        assert_eq!(c.approval_ttl_ms, Some(2000));
+        assert!(!format!("{c:?}").contains("sk_test_1"), "secrets never print");
+
+        assert!(
+            with(&[("STRIPE_API_BASE", "http://stripe.example.com")]).is_err(),
+            "plain http off loopback"
+        );
+        assert!(with(&[("STRIPE_API_BASE", "https://api.stripe.com/v1")]).is_err(), "a path");
+        assert!(with(&[("SUPPORT_WEBHOOK_URL", "ftp://x")]).is_err());
+        assert!(with(&[("APPROVAL_TTL_SECONDS", "0")]).is_err());
+        assert!(with(&[("PLANS_JSON", "{}")]).is_err());
+        let custom = r#"{"currency":"eur","defaultPlan":"zero","plans":[{"id":"zero","name":"Zero","description":"d","priceMonthly":0,"limits":{"leadsPerMonth":1,"mailboxes":0,"activeCampaigns":0}}]}"#;
+        assert_eq!(with(&[("PLANS_JSON", custom)]).unwrap().plans.currency, "eur");
     }
 
     #[test]

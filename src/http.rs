@@ -8,6 +8,8 @@
 use crate::auth::bearer::{self, AuthError};
 use crate::config::{self, Config, MCP_PATH};
 use crate::mcp::{self, McpReply, McpRequest, ToolBackend, Trace};
+use crate::tools::registry::LocalBoxFuture;
+use crate::workspace::{Op, OpReply};
 
 /// An incoming request.
 #[derive(Debug, Clone, Default)]
@@ -87,6 +89,14 @@ pub trait Platform {
     fn now_ms(&self) -> i64;
     /// Where tool calls run.
     fn tools(&self) -> &dyn ToolBackend;
+    /// Where other workspace requests run (web page, webhooks, sandbox pages).
+    fn workspaces(&self) -> &dyn Workspaces;
+}
+
+/// Sends [`Op`]s to workspaces (their Durable Objects on Workers).
+pub trait Workspaces {
+    /// Runs `op` in workspace `workspace` (`ws_…`); `Err` is a platform failure, for the log.
+    fn op(&self, workspace: &str, op: Op) -> LocalBoxFuture<'_, Result<OpReply, String>>;
 }
 
 /// Routes one request. Never fails: every problem is a response. The [`Trace`] feeds the log.

@@ -13,6 +13,7 @@ pub mod ids;
 pub mod log;
 pub mod mcp;
 pub mod outbound;
+pub mod plans;
 pub mod store;
 pub mod tools;
 pub mod workspace;

@@ -10,11 +10,11 @@ use rusqlite::types::{Value as RValue, ValueRef};
 use crate::auth::jwt::{self, AccessClaims};
 use crate::auth::{Principal, ScopeSet};
 use crate::config::{Config, ConfigError};
-use crate::http::{HttpRequest, HttpResponse, Platform, route};
+use crate::http::{HttpRequest, HttpResponse, Platform, Workspaces, route};
 use crate::mcp::{ToolBackend, Trace};
 use crate::store::{Db, Rows, SqlValue, Stmt, StoreError};
 use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
-use crate::workspace::{self, ToolCall};
+use crate::workspace::{self, Op, OpReply, Services, ToolCall};
 
 /// A fixed "now": 2026-11-29T12:00:00Z.
 pub const NOW_MS: i64 = 1_795_953_600_000;
@@ -188,6 +188,25 @@ impl Platform for TestPlatform {
     fn tools(&self) -> &dyn ToolBackend {
         self
     }
+    fn workspaces(&self) -> &dyn Workspaces {
+        self
+    }
+}
+
+impl Workspaces for TestPlatform {
+    fn op(&self, workspace: &str, op: Op) -> LocalBoxFuture<'_, Result<OpReply, String>> {
+        let db = self.db(workspace);
+        Box::pin(async move {
+            let config = self.config.as_ref().map_err(ToString::to_string)?;
+            let svc = Services {
+                db: &*db,
+                config,
+                outbound: &crate::outbound::NoNetwork,
+                now_ms: self.now_ms.get(),
+            };
+            workspace::handle_op(&svc, op).await.map_err(|e| e.to_string())
+        })
+    }
 }
 
 impl ToolBackend for TestPlatform {
@@ -208,6 +227,84 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     loop {
         if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
             return v;
+        }
+    }
+}
+
+// ---- a test approval action -----------------------------------------------------------------
+
+use crate::plans::Money;
+use crate::tools::registry::{Refusal, ToolCx};
+use crate::workspace::approvals::{Action, DynAction, ExecCx, ExecError, Executed, Proposal};
+
+/// Approval actions only the tests know (`approvals::find_action` looks here too).
+pub static ACTIONS: &[&dyn DynAction] = &[&Probe];
+
+thread_local! {
+    /// The idempotency key of every `probe` execution on this test thread, in order.
+    pub static PROBE_CALLS: RefCell<Vec<String>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A test action whose execution succeeds, fails or has an unknown outcome on demand.
+pub struct Probe;
+
+/// What a probe does when executed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ProbeOutcome {
+    /// Succeeds and writes `meta` row `probe:<label>`.
+    Ok,
+    /// Fails with a reason.
+    Fail,
+    /// Times out the first time, then succeeds.
+    UnknownOnce,
+    /// Always times out.
+    Unknown,
+}
+
+/// The probe's arguments.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ProbeArgs {
+    /// Names the probe; `refuse` makes the proposal refuse.
+    pub label: String,
+    /// What execution does.
+    pub outcome: ProbeOutcome,
+}
+
+impl Action for Probe {
+    type Args = ProbeArgs;
+    const NAME: &'static str = "probe";
+
+    async fn propose(&self, _: &ToolCx<'_>, args: &ProbeArgs) -> Result<Proposal, Refusal> {
+        if args.label == "refuse" {
+            return Err(Refusal::guidance("The probe refuses."));
+        }
+        Ok(Proposal {
+            summary: format!("Probe {}", args.label),
+            impact: vec![format!("Writes the probe {}", args.label)],
+            cost: Some(Money::new(100, "usd")),
+            irreversible: args.label.contains("irreversible"),
+        })
+    }
+
+    async fn execute(&self, cx: &ExecCx<'_>, args: ProbeArgs) -> Result<Executed, ExecError> {
+        let key = cx.idempotency_key("probe");
+        let earlier = PROBE_CALLS.with(|c| {
+            let mut calls = c.borrow_mut();
+            calls.push(key.clone());
+            calls.iter().filter(|k| **k == key).count() - 1
+        });
+        match args.outcome {
+            ProbeOutcome::Fail => Err(ExecError::Failed("The probe failed.".into())),
+            ProbeOutcome::Unknown => Err(ExecError::Unknown("timed out".into())),
+            ProbeOutcome::UnknownOnce if earlier == 0 => Err(ExecError::Unknown("timed out".into())),
+            ProbeOutcome::Ok | ProbeOutcome::UnknownOnce => Ok(Executed {
+                result: format!("Probed {}.", args.label),
+                writes: vec![Stmt::new(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    vec![format!("probe:{}", args.label).into(), key.into()],
+                )],
+            }),
         }
     }
 }

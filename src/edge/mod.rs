@@ -11,10 +11,10 @@ use std::cell::OnceCell;
 use worker::{Context, Date, Env, Method, Request, RequestInit, Response, event};
 
 use crate::config::{Config, ConfigError};
-use crate::http::{self, HttpRequest, HttpResponse, Platform};
+use crate::http::{self, HttpRequest, HttpResponse, Platform, Workspaces};
 use crate::mcp::{MAX_BODY_BYTES, ToolBackend};
 use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
-use crate::workspace::ToolCall;
+use crate::workspace::{Op, OpReply, ToolCall};
 
 /// The Durable Object binding of workspaces (wrangler.toml).
 const WORKSPACE_BINDING: &str = "WORKSPACE";
@@ -57,30 +57,51 @@ impl Platform for EdgePlatform {
     fn tools(&self) -> &dyn ToolBackend {
         self
     }
+    fn workspaces(&self) -> &dyn Workspaces {
+        self
+    }
+}
+
+impl EdgePlatform {
+    /// POSTs `body` as JSON to `path` on workspace `workspace`'s Durable Object and decodes the
+    /// JSON answer.
+    async fn send<T: serde::de::DeserializeOwned>(
+        &self,
+        workspace: &str,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<T, String> {
+        let stub = self
+            .env
+            .durable_object(WORKSPACE_BINDING)
+            .and_then(|ns| ns.id_from_name(workspace)?.get_stub())
+            .map_err(|e| format!("workspace stub: {e}"))?;
+        let body = serde_json::to_string(body).map_err(|e| format!("encoding request: {e}"))?;
+        let mut init = RequestInit::new();
+        init.with_method(Method::Post).with_body(Some(body.into()));
+        let request =
+            Request::new_with_init(&format!("https://workspace{path}"), &init).map_err(|e| e.to_string())?;
+        let mut response =
+            stub.fetch_with_request(request).await.map_err(|e| format!("workspace fetch: {e}"))?;
+        if response.status_code() != 200 {
+            let text = response.text().await.unwrap_or_default();
+            return Err(format!("workspace answered {}: {text}", response.status_code()));
+        }
+        response.json::<T>().await.map_err(|e| format!("decoding answer: {e}"))
+    }
 }
 
 impl ToolBackend for EdgePlatform {
     /// Forwards the call to the workspace's Durable Object, which runs the tool next to its data.
     fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolOutcome, String>> {
-        Box::pin(async move {
-            let stub = self
-                .env
-                .durable_object(WORKSPACE_BINDING)
-                .and_then(|ns| ns.id_from_name(&call.principal.workspace)?.get_stub())
-                .map_err(|e| format!("workspace stub: {e}"))?;
-            let body = serde_json::to_string(&call).map_err(|e| format!("encoding call: {e}"))?;
-            let mut init = RequestInit::new();
-            init.with_method(Method::Post).with_body(Some(body.into()));
-            let request =
-                Request::new_with_init("https://workspace/tool", &init).map_err(|e| e.to_string())?;
-            let mut response =
-                stub.fetch_with_request(request).await.map_err(|e| format!("workspace fetch: {e}"))?;
-            if response.status_code() != 200 {
-                let text = response.text().await.unwrap_or_default();
-                return Err(format!("workspace answered {}: {text}", response.status_code()));
-            }
-            response.json::<ToolOutcome>().await.map_err(|e| format!("decoding outcome: {e}"))
-        })
+        Box::pin(async move { self.send(&call.principal.workspace.clone(), "/tool", &call).await })
+    }
+}
+
+impl Workspaces for EdgePlatform {
+    fn op(&self, workspace: &str, op: Op) -> LocalBoxFuture<'_, Result<OpReply, String>> {
+        let workspace = workspace.to_owned();
+        Box::pin(async move { self.send(&workspace, "/op", &op).await })
     }
 }
 

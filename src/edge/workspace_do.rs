@@ -1,35 +1,114 @@
-//! The workspace Durable Object: one per workspace, holding its SQLite database. Tool calls run
-//! here, next to the data, one request at a time per workspace.
+//! The workspace Durable Object: one per workspace, holding its SQLite database. Tool calls,
+//! ops (web page, webhooks, sandbox pages) and the alarm run here, next to the data, one at a
+//! time per workspace. After each, the alarm is armed for the next due job of the scheduler.
 
-use worker::{DurableObject, Env, Request, Response, State, durable_object};
+use std::cell::Cell;
+
+use wasm_bindgen::JsValue;
+use worker::{DurableObject, Env, Request, Response, ScheduledTime, State, durable_object};
 
 use super::db::DoDb;
 use super::outbound::WorkerFetch;
-use crate::workspace::{self, ToolCall};
+use crate::workspace::{self, Op, Services, ToolCall};
 
 /// A workspace's Durable Object (SQLite-backed; see `docs/storage.md`).
 #[durable_object]
 pub struct Workspace {
     state: State,
     env: Env,
+    /// The alarm this instance last set (`Some(None)`: none), so requests that schedule nothing
+    /// do not touch the alarm. Unknown (`None`) after a restart.
+    armed: Cell<Option<Option<i64>>>,
 }
 
 impl DurableObject for Workspace {
     fn new(state: State, env: Env) -> Self {
-        Workspace { state, env }
+        Workspace { state, env, armed: Cell::new(None) }
     }
 
     async fn fetch(&self, mut req: Request) -> worker::Result<Response> {
-        let call: ToolCall = match req.json().await {
-            Ok(call) => call,
-            Err(e) => return Response::error(format!("bad call: {e}"), 400),
-        };
         let config = match super::config(&self.env) {
             Ok(config) => config,
             Err(e) => return Response::error(format!("configuration: {e}"), 500),
         };
         let db = DoDb::new(self.state.storage());
-        let outcome = workspace::call_tool(&db, &config, &WorkerFetch, call, super::now_ms()).await;
-        Response::from_json(&outcome)
+        let svc = Services { db: &db, config: &config, outbound: &WorkerFetch, now_ms: super::now_ms() };
+        let response = match req.path().as_str() {
+            "/tool" => match req.json::<ToolCall>().await {
+                Ok(call) => Response::from_json(
+                    &workspace::call_tool(&db, &config, &WorkerFetch, call, svc.now_ms).await,
+                ),
+                Err(e) => Response::error(format!("bad call: {e}"), 400),
+            },
+            "/op" => match req.json::<Op>().await {
+                Ok(op) => match workspace::handle_op(&svc, op).await {
+                    Ok(reply) => Response::from_json(&reply),
+                    Err(e) => Response::error(format!("op failed: {e}"), 500),
+                },
+                Err(e) => Response::error(format!("bad op: {e}"), 400),
+            },
+            other => Response::error(format!("no such workspace endpoint {other}"), 404),
+        };
+        self.arm(&db).await;
+        response
+    }
+
+    async fn alarm(&self) -> worker::Result<Response> {
+        // The alarm that woke us is spent.
+        self.armed.set(Some(None));
+        let config = match super::config(&self.env) {
+            Ok(config) => config,
+            Err(e) => return Response::error(format!("configuration: {e}"), 500),
+        };
+        let db = DoDb::new(self.state.storage());
+        let svc = Services { db: &db, config: &config, outbound: &WorkerFetch, now_ms: super::now_ms() };
+        let report = workspace::on_alarm(&svc).await;
+        let line = match &report {
+            Ok(r) => {
+                serde_json::json!({ "event": "alarm", "ran": r.ran, "retried": r.retried, "next": r.next_due })
+            }
+            Err(e) => serde_json::json!({ "event": "alarm", "error": e.to_string() }),
+        };
+        worker::console_log!("{line}");
+        self.arm(&db).await;
+        Response::ok("")
+    }
+}
+
+impl Workspace {
+    /// Sets the alarm to the next due job (or clears it), unless it is already set so. A storage
+    /// failure here is logged: the next request or alarm arms it again.
+    async fn arm(&self, db: &DoDb) {
+        let next = match workspace::next_alarm(db) {
+            Ok(next) => next,
+            Err(e) => {
+                worker::console_log!(
+                    "{}",
+                    serde_json::json!({ "event": "alarm_arm", "error": e.to_string() })
+                );
+                return;
+            }
+        };
+        if self.armed.get() == Some(next) {
+            return;
+        }
+        let storage = self.state.storage();
+        let result = match next {
+            Some(at) => {
+                let date = js_sys::Date::new(&JsValue::from_f64(at as f64));
+                storage.set_alarm(ScheduledTime::new(date)).await
+            }
+            None => storage.delete_alarm().await,
+        };
+        match result {
+            Ok(()) => self.armed.set(Some(next)),
+            Err(e) => {
+                self.armed.set(None);
+                worker::console_log!(
+                    "{}",
+                    serde_json::json!({ "event": "alarm_arm", "error": e.to_string() })
+                );
+            }
+        }
     }
 }

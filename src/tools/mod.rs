@@ -5,6 +5,7 @@
 //! invariants and shows the `tools/list` snapshot diff. A tool is listed only once its handler
 //! really works.
 
+pub mod approvals;
 pub mod registry;
 pub mod schema;
 pub mod workspace;
@@ -24,9 +25,12 @@ use crate::mcp::version::Version;
 pub const ALL: &[&dyn DynTool] = &[
     // read
     &workspace::GetWorkspaceContext,
+    &approvals::ListPendingApprovals,
     // act
     &workspace::Remember,
     &workspace::SaveOffer,
+    // app
+    &approvals::DecideApproval,
 ];
 
 /// The tool named `name`, if it exists.

@@ -74,6 +74,18 @@ pub struct ToolCx<'a> {
     pub outbound: &'a dyn Outbound,
 }
 
+impl ToolCx<'_> {
+    /// The workspace services without the caller, for domain code shared with jobs and ops.
+    pub fn services(&self) -> crate::workspace::Services<'_> {
+        crate::workspace::Services {
+            db: self.db,
+            config: self.config,
+            outbound: self.outbound,
+            now_ms: self.now_ms,
+        }
+    }
+}
+
 /// A successful result: the Markdown summary for the model and the data for the card.
 #[derive(Debug)]
 pub struct Reply<O> {

@@ -16,14 +16,48 @@ pub struct Migration {
 }
 
 /// Every migration, in the order they apply.
-pub const ALL: &[Migration] = &[Migration {
-    name: "0001_workspace",
-    statements: &[
-        "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS offer (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, updated_at INTEGER NOT NULL)",
-        "CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT UNIQUE, note TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
-    ],
-}];
+pub const ALL: &[Migration] = &[
+    Migration {
+        name: "0001_workspace",
+        statements: &[
+            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS offer (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, updated_at INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS memories (id INTEGER PRIMARY KEY AUTOINCREMENT, topic TEXT UNIQUE, note TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
+        ],
+    },
+    Migration {
+        name: "0002_schedule",
+        statements: &[
+            "CREATE TABLE schedule (job TEXT NOT NULL, key TEXT NOT NULL, due_at INTEGER NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, PRIMARY KEY (job, key))",
+            "CREATE INDEX schedule_due ON schedule (due_at)",
+        ],
+    },
+    Migration {
+        name: "0003_approvals",
+        statements: &[
+            "CREATE TABLE approvals (id TEXT PRIMARY KEY, action TEXT NOT NULL, args TEXT NOT NULL, args_hash TEXT NOT NULL, \
+             summary TEXT NOT NULL, impact TEXT NOT NULL, cost TEXT, irreversible INTEGER NOT NULL, \
+             status TEXT NOT NULL CHECK (status IN ('pending', 'executing', 'done', 'not_done', 'rejected')), \
+             result TEXT, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, decided_at INTEGER, finished_at INTEGER, \
+             updated_at INTEGER NOT NULL, updated_by TEXT NOT NULL, updated_client TEXT NOT NULL)",
+            // At most one open approval per action and arguments (PRODUCT §6: asking again
+            // returns the same one).
+            "CREATE UNIQUE INDEX approvals_open ON approvals (action, args_hash) WHERE status IN ('pending', 'executing')",
+            "CREATE INDEX approvals_by_status ON approvals (status, created_at)",
+            "CREATE TABLE approval_audit (seq INTEGER PRIMARY KEY AUTOINCREMENT, approval_id TEXT NOT NULL, at INTEGER NOT NULL, \
+             actor TEXT NOT NULL, client TEXT NOT NULL, from_status TEXT, to_status TEXT NOT NULL, note TEXT)",
+            "CREATE INDEX approval_audit_by_approval ON approval_audit (approval_id, seq)",
+            // The audit trail is written by the database itself, in the same transaction as
+            // every change of status, so no code path can change an approval unrecorded.
+            "CREATE TRIGGER approvals_audit_insert AFTER INSERT ON approvals BEGIN \
+             INSERT INTO approval_audit (approval_id, at, actor, client, from_status, to_status, note) \
+             VALUES (NEW.id, NEW.updated_at, NEW.updated_by, NEW.updated_client, NULL, NEW.status, NEW.summary); END",
+            "CREATE TRIGGER approvals_audit_update AFTER UPDATE OF status ON approvals WHEN OLD.status IS NOT NEW.status BEGIN \
+             INSERT INTO approval_audit (approval_id, at, actor, client, from_status, to_status, note) \
+             VALUES (NEW.id, NEW.updated_at, NEW.updated_by, NEW.updated_client, OLD.status, NEW.status, NEW.result); END",
+        ],
+    },
+];
 
 #[derive(serde::Deserialize)]
 struct Applied {

@@ -4,11 +4,21 @@
 //! This module is pure: it works on any [`Db`], so `cargo test` runs it on an in-memory SQLite
 //! and the Worker runs it on Durable Object storage. Each area owns its tables and queries in
 //! its own file; `migrations` lists every table, and `docs/storage.md` documents them.
+//!
+//! The Durable Object has three entry points, each a pure function here: [`call_tool`] (MCP tool
+//! calls), [`handle_op`] (the web page, provider webhooks and sandbox provider pages) and
+//! [`on_alarm`] (due jobs of the [`schedule`]). After each, the Worker arms the alarm for
+//! [`next_alarm`].
 
+pub mod approvals;
 pub mod journey;
 pub mod memory;
 pub mod migrations;
 pub mod offer;
+pub mod ops;
+pub mod schedule;
+
+pub use ops::{Op, OpReply, handle_op};
 
 use serde_json::Value;
 
@@ -30,6 +40,20 @@ pub struct ToolCall {
     pub principal: Principal,
     /// The request id, for references and logs.
     pub request_id: String,
+}
+
+/// What workspace code needs besides the caller: storage, configuration, the outside world and
+/// the time.
+#[derive(Clone, Copy)]
+pub struct Services<'a> {
+    /// The workspace's database.
+    pub db: &'a dyn Db,
+    /// Deployment configuration.
+    pub config: &'a Config,
+    /// Outbound HTTP, for provider adapters.
+    pub outbound: &'a dyn Outbound,
+    /// The platform clock (ms since the epoch).
+    pub now_ms: i64,
 }
 
 /// Runs one tool call against the workspace. Never fails: every problem is a refusal.
@@ -96,10 +120,35 @@ struct MetaValue {
     value: String,
 }
 
+pub(crate) fn meta(db: &dyn Db, key: &str) -> Result<Option<String>, StoreError> {
+    let row: Option<MetaValue> = db.row("SELECT value FROM meta WHERE key = ?", vec![key.into()])?;
+    Ok(row.map(|r| r.value))
+}
+
+/// The subject that owns this workspace, once it was opened.
+pub fn owner(db: &dyn Db) -> Result<Option<String>, StoreError> {
+    meta(db, "owner")
+}
+
+/// This workspace's id (`ws_…`), once it was opened.
+pub fn workspace_id(db: &dyn Db) -> Result<Option<String>, StoreError> {
+    meta(db, "workspace")
+}
+
+/// The Durable Object's alarm: runs the due jobs and says when the next one is due.
+pub async fn on_alarm(svc: &Services<'_>) -> Result<schedule::AlarmReport, StoreError> {
+    migrations::apply(svc.db, svc.now_ms)?;
+    schedule::run_due(svc.db, svc.config, svc.outbound, svc.now_ms).await
+}
+
+/// When the Durable Object's alarm should next fire (after any request): the next due job.
+pub fn next_alarm(db: &dyn Db) -> Result<Option<i64>, StoreError> {
+    schedule::next_due(db)
+}
+
 /// When the workspace was first opened.
 pub fn created_at(db: &dyn Db) -> Result<Option<i64>, StoreError> {
-    let row: Option<MetaValue> = db.row("SELECT value FROM meta WHERE key = 'created_at'", vec![])?;
-    Ok(row.and_then(|r| r.value.parse().ok()))
+    Ok(meta(db, "created_at")?.and_then(|v| v.parse().ok()))
 }
 
 /// The workspace of a user: one per user to start (PRODUCT §10), named from the subject so

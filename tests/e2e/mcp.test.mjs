@@ -53,10 +53,17 @@ test("instructions differ for read-only and acting connections", async () => {
 test("tools/list follows the token: read-only, acting, Claude app", async () => {
   const read = await connect(worker, { scope: "mcp" });
   const act = await connect(worker, { scope: "mcp mcp:act" });
+  const app = await connect(worker, { scope: "mcp mcp:act", app: true });
   const readTools = await read.listTools();
   const actTools = await act.listTools();
-  assert.deepEqual(names(readTools), ["get_workspace_context"]);
-  assert.deepEqual(names(actTools), ["get_workspace_context", "remember", "save_offer"]);
+  const appTools = await app.listTools();
+  for (const t of readTools.tools) assert.equal(t.annotations.readOnlyHint, true, t.name);
+  assert.ok(names(readTools).includes("get_workspace_context"));
+  assert.ok(names(readTools).every((n) => names(actTools).includes(n)), "acting adds to reading");
+  assert.ok(names(actTools).includes("save_offer") && !names(actTools).includes("decide_approval"));
+  assert.deepEqual(names(appTools), [...names(actTools), "decide_approval"].sort(), "the Claude app also decides");
+  const decide = appTools.tools.find((t) => t.name === "decide_approval");
+  assert.deepEqual(decide._meta.ui.visibility, ["app"], "hidden from the model by the host");
   for (const tool of actTools.tools) {
     assert.ok(tool.title && tool.description && tool.inputSchema && tool.outputSchema, tool.name);
     assert.equal(tool.annotations.destructiveHint, false);
@@ -66,6 +73,7 @@ test("tools/list follows the token: read-only, acting, Claude app", async () => 
   }
   await read.close();
   await act.close();
+  await app.close();
 });
 
 test("tools/list is shaped to the negotiated version", async () => {
