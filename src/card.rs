@@ -64,3 +64,61 @@ mod tests {
         }
     }
 }
+
+/// The example results the card is designed and tested against (`tests/fixtures/card/`, one per
+/// kind of seed 001's table) must be what the tools really return: once a tool producing a kind
+/// is in the catalogue, that kind's fixture has to validate against the tool's output schema, so
+/// the browser tests keep exercising the card with the real shape.
+#[cfg(test)]
+mod fixture_tests {
+    use serde_json::Value;
+
+    use crate::tools::{ALL, DynTool, schema};
+
+    fn fixtures() -> Vec<(String, Value)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/card");
+        let mut out: Vec<(String, Value)> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .map(|p| {
+                let kind = p.file_stem().unwrap().to_str().unwrap().to_owned();
+                let v: Value = serde_json::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
+                (kind, v)
+            })
+            .collect();
+        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out
+    }
+
+    #[test]
+    fn each_fixture_is_one_kind_with_a_summary() {
+        let all = fixtures();
+        assert_eq!(all.len(), 26, "one fixture per kind of seed 001's table");
+        for (kind, f) in &all {
+            assert_eq!(f["structuredContent"]["kind"], kind.as_str(), "{kind}.json carries its kind");
+            assert!(f["text"].as_str().is_some_and(|t| !t.is_empty()), "{kind}.json has the model's text");
+            assert!(f["tool"].is_string(), "{kind}.json names a tool that returns it");
+        }
+    }
+
+    #[test]
+    fn fixtures_match_the_output_schemas_of_the_tools_that_exist() {
+        let all = fixtures();
+        for tool in ALL {
+            let output = tool.output_schema();
+            for kind in schema::kinds(&output) {
+                let Some((_, fixture)) = all.iter().find(|(k, _)| *k == kind) else {
+                    panic!("{}: no tests/fixtures/card/{kind}.json", tool.name());
+                };
+                if let Err(e) = schema::validate(&output, &fixture["structuredContent"]) {
+                    panic!(
+                        "tests/fixtures/card/{kind}.json does not match what {} returns: {e}. \
+                         Align the fixture with the real output (and card/card.js's view of {kind}).",
+                        tool.name()
+                    );
+                }
+            }
+        }
+    }
+}
