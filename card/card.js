@@ -96,7 +96,9 @@
   }
 
   var lastSize = "";
+  var ready = false; // sizes are reported once the handshake is done (APP-P4)
   function reportSize() {
+    if (!ready) return;
     // Measure the content, not the frame: with the root at max-content the height can shrink
     // again when a view gets shorter (a `scrollHeight` never goes below the frame's own height).
     var html = document.documentElement;
@@ -1001,8 +1003,9 @@
   }).then(function (res) {
     res = isObj(res) ? res : {};
     host.caps = isObj(res.hostCapabilities) ? res.hostCapabilities : {};
-    applyContext(res.hostContext);
     notify("ui/notifications/initialized", {});
+    ready = true;
+    applyContext(res.hostContext);
     reportSize();
   }, function () {
     render(el("p", { class: "error" }, "This host did not accept the VibeSell card."));

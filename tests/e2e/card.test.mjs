@@ -70,12 +70,13 @@ const DARK = {
   },
 };
 
-let worker, client, browser, html, cardUri;
+let worker, client, browser, page, html, cardUri;
 
 before(async () => {
   worker = await startWorker();
   client = await connect(worker, { scope: "mcp mcp:act" });
   browser = await launchBrowser();
+  page = await openHost(browser, { now: NOW });
   // As a host does it: the tool names its card, and the card is read from the server.
   const { tools } = await client.listTools();
   cardUri = tools.find((t) => t.name === "get_workspace_context")._meta.ui.resourceUri;
@@ -85,6 +86,7 @@ before(async () => {
 });
 
 after(async () => {
+  await page?.close();
   await browser?.close();
   await client?.close();
   await worker?.stop();
@@ -94,11 +96,16 @@ after(async () => {
 const result = (f) => ({ content: [{ type: "text", text: f.text }], structuredContent: f.structuredContent, isError: false });
 const methods = (frames) => frames.map((f) => f.method ?? `reply#${f.id}`);
 
-/** Opens a host with the card loaded; the host answers the card's tool calls with `onCallTool`. */
+/**
+ * Loads the card afresh (a new iframe and host bridge) in the host page; the host answers the
+ * card's tool calls with `onCallTool`, by default by calling the Worker.
+ */
 async function open({ context = LIGHT, onCallTool, width } = {}) {
-  const host = await openHost(browser, { now: NOW, onCallTool: onCallTool ?? ((p) => client.callTool(p)) });
-  await host.load(html, { hostContext: context, width });
-  return host;
+  page.reset();
+  page.onCallTool = onCallTool ?? ((p) => client.callTool(p));
+  await page.setTheme(context.theme);
+  await page.load(html, { hostContext: context, width });
+  return page;
 }
 
 /** Nothing went wrong in the page, and nothing left it. */
@@ -106,7 +113,7 @@ async function assertClean(host) {
   assert.deepEqual(host.problems, [], "no page errors, console errors or CSP refusals");
   const outside = host.requests.filter((u) => !u.startsWith(HOST_ORIGIN));
   assert.deepEqual(outside, [], "the card made no request");
-  await host.close();
+  await host.page.evaluate(() => window.vsHost.unload());
 }
 
 async function view(host) {
@@ -227,7 +234,7 @@ test("results from the Worker render: workspace, offer, memory", async () => {
   for (const [kind, res, expect] of [
     ["offer", offer, ["Ledgerly", "Close the books in 3 days instead of 10.", "Used by 140 finance teams"]],
     ["memory", note, ["Prefers a plain, friendly tone; no hype.", "tone"]],
-    ["workspace", ctx, ["Ledgerly", "Next", "Prefers a plain, friendly tone"]],
+    ["workspace", ctx, ["Ledgerly", ctx.structuredContent.nextStep.title, "Prefers a plain, friendly tone"]],
   ]) {
     const host = await open();
     await host.deliver(res);
@@ -302,7 +309,7 @@ test("specific views show what matters", async () => {
     replies: async (host) => {
       const theirs = host.card.locator("figure.theirs");
       assert.equal(await theirs.count(), 3);
-      assert.match(await theirs.first().locator("figcaption").innerText(), /Written by Priya Shah/);
+      assert.match(await theirs.first().locator("figcaption").innerText(), /Prospect's words.*Priya Shah/);
     },
     plans: async (host) => assert.equal(await host.card.locator(".plan").count(), 3),
     approval: async (host) => {

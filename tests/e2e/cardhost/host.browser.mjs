@@ -5,6 +5,7 @@
 // check the protocol exactly. Tool calls the card makes are handed to Node (`vsCallTool`,
 // exposed by Playwright), which forwards them to the running Worker or answers them itself.
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+import { z } from "zod";
 
 const HOST_INFO = { name: "vibesell-test-host", version: "1.0.0" };
 const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, message: { text: {} }, logging: {} };
@@ -100,7 +101,7 @@ window.vsHost = {
   ping: () => state.bridge.request({ method: "ping", params: {} }),
   // A request the card does not implement: it must answer -32601, not stay silent.
   unknownRequest: () =>
-    state.bridge.request({ method: "ui/unknown-test-method", params: {} }).then(
+    state.bridge.request({ method: "ui/unknown-test-method", params: {} }, z.object({}).passthrough()).then(
       (r) => ({ result: r }),
       (e) => ({ error: { code: e.code, message: e.message } }),
     ),

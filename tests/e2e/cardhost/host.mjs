@@ -88,8 +88,8 @@ export async function openHost(browser, { onCallTool, now, viewport = { width: 7
     return route.fulfill({ status: 404, body: "" });
   });
   await page.exposeFunction("vsCallTool", async (params) => {
-    if (!onCallTool) throw new Error("this host has no server");
-    return onCallTool(params);
+    if (!host.onCallTool) throw new Error("this host has no server");
+    return host.onCallTool(params);
   });
   if (now !== undefined) await page.clock.setFixedTime(now);
   await page.goto(`${HOST_ORIGIN}/`);
@@ -101,6 +101,12 @@ export async function openHost(browser, { onCallTool, now, viewport = { width: 7
     card,
     problems,
     requests,
+    onCallTool,
+    /** Forgets what earlier cards did, so one page can host many cards in turn. */
+    reset() {
+      problems.length = 0;
+      requests.length = 0;
+    },
     /** Loads the card HTML with this host context; resolves after ui/notifications/initialized. */
     load: (html, opts = {}) => page.evaluate(([h, o]) => window.vsHost.load(h, o), [html, opts]),
     setTheme: (theme) => page.evaluate((t) => window.vsHost.setTheme(t), theme),
