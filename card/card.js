@@ -336,12 +336,14 @@
   }
 
   // ---- charts (inline SVG, colours from CSS classes so they follow the theme) --------------------
+  // Drawn at the card's own width, so their text keeps its size on a narrow screen.
+  function chartWidth() { return Math.max(300, Math.min(640, (root.clientWidth || 600) - 36)); }
   function hbars(items, fmt) {
     var xs = list(items).filter(function (x) { return isObj(x) && isNum(x.count !== undefined ? x.count : x.value); });
     if (!xs.length) return null;
     var val = function (x) { return x.count !== undefined ? x.count : x.value; };
     var max = Math.max.apply(null, xs.map(val)) || 1;
-    var rowH = 22, w = 560, lw = 150, vw = 70, h = xs.length * rowH;
+    var rowH = 22, w = chartWidth(), lw = w < 420 ? 110 : 150, vw = 70, h = xs.length * rowH;
     return svg("svg", { class: "chart", viewBox: "0 0 " + w + " " + h, role: "img", "aria-label": xs.map(function (x) { return (x.label || x.value) + " " + val(x); }).join(", ") },
       xs.map(function (x, i) {
         var y = i * rowH, bw = Math.max(2, (w - lw - vw) * val(x) / max);
@@ -355,7 +357,7 @@
   function columns(points, key, lineKey, opts) {
     var xs = list(points).filter(isObj);
     if (xs.length < 2) return null;
-    var w = 560, h = 150, pad = { l: 34, r: 34, t: 10, b: 22 };
+    var w = chartWidth(), h = 150, pad = { l: 34, r: 34, t: 10, b: 22 };
     var iw = w - pad.l - pad.r, ih = h - pad.t - pad.b;
     var max = Math.max.apply(null, xs.map(function (p) { return isNum(p[key]) ? p[key] : 0; })) || 1;
     var lmax = lineKey ? Math.max.apply(null, xs.map(function (p) { return isNum(p[lineKey]) ? p[lineKey] : 0; })) || 1 : 1;
@@ -372,7 +374,7 @@
     });
     var every = Math.ceil(xs.length / 6);
     xs.forEach(function (p, i) {
-      if (i % every && i !== xs.length - 1) return;
+      if (i % every) return;
       kids.push(svg("text", { x: (pad.l + i * step + step / 2).toFixed(1), y: h - 6, "text-anchor": "middle", class: "tick" },
         p.label ? String(p.label) : fmtDate(p.date, { day: "numeric", month: "short" })));
     });
@@ -391,7 +393,7 @@
     var xs = rows.filter(function (r) { return r && isObj(r.v) && isNum(r.v.high); });
     if (!xs.length) return null;
     var max = Math.max.apply(null, xs.map(function (r) { return r.v.high; })) || 1;
-    var w = 560, lw = 150, rowH = 42, iw = w - lw - 60;
+    var w = chartWidth(), lw = w < 420 ? 110 : 150, rowH = 42, iw = w - lw - 60;
     return svg("svg", { class: "chart", viewBox: "0 0 " + w + " " + (xs.length * rowH + 4), role: "img",
       "aria-label": xs.map(function (r) { return r.label + " " + r.v.low + " to " + r.v.high; }).join(", ") },
       xs.map(function (r, i) {
@@ -406,15 +408,20 @@
           svg("text", { x: x1 + 8, y: y + 16, class: "tick" }, num(r.v.low) + "–" + num(r.v.high)));
       }));
   }
-  function area(points, key, label) {
+  function area(points, key, label, today) {
     var xs = list(points).filter(function (p) { return isObj(p) && isNum(p[key]); });
     if (xs.length < 2) return null;
-    var w = 560, h = 90, pl = 30, pb = 18, iw = w - pl - 8, ih = h - pb - 8;
+    var w = chartWidth(), h = 90, pl = 30, pb = 18, iw = w - pl - 8, ih = h - pb - 8;
     var max = Math.max.apply(null, xs.map(function (p) { return p[key]; })) || 1;
     var pts = xs.map(function (p, i) { return [pl + iw * i / (xs.length - 1), 8 + ih - ih * p[key] / max]; });
     var line = pts.map(function (p, i) { return (i ? "L" : "M") + p[0].toFixed(1) + " " + p[1].toFixed(1); }).join(" ");
+    var at = -1;
+    xs.forEach(function (p, i) { if (p.day === today) at = i; });
     return svg("svg", { class: "chart", viewBox: "0 0 " + w + " " + h, role: "img", "aria-label": label },
       svg("path", { d: line + " L" + (pl + iw) + " " + (8 + ih) + " L" + pl + " " + (8 + ih) + " Z", class: "fill" }),
+      at >= 0 ? [svg("line", { x1: pts[at][0], x2: pts[at][0], y1: 8, y2: 8 + ih, class: "axis" }),
+        svg("circle", { cx: pts[at][0], cy: pts[at][1], r: 4.5, class: "dotmark" }),
+        svg("text", { x: pts[at][0] + 8, y: 18, class: "tick" }, "today")] : null,
       svg("path", { d: line, class: "line", fill: "none" }),
       svg("text", { x: pl - 4, y: 16, "text-anchor": "end", class: "tick" }, num(max)),
       svg("text", { x: pl, y: h - 4, class: "tick" }, xs[0].label || ("Day " + (xs[0].day || 1))),
@@ -592,7 +599,7 @@
       compact ? el("div", { class: "arow" }, el("strong", null, action), statusBadge(a.status, APPROVAL_STATUS)) :
         header(LABELS.approval + " · " + action, a.summary || action, statusBadge(a.status, APPROVAL_STATUS)),
       compact && a.summary ? el("p", null, a.summary) : null,
-      a.status === "pending" || !compact ? section("What happens if you approve", impactList(a.impact)) : null,
+      a.status === "pending" || !compact ? section(a.status === "pending" ? "What happens if you approve" : a.status === "done" ? "What was done" : "What it would have done", impactList(a.impact)) : null,
       a.irreversible === true && a.status === "pending" ? notice("warn", "This can't be undone.", "Once approved, VibeSell carries it out right away.") : null,
       a.status === "done" ? notice("ok", "Done.", a.result || a.reason || "VibeSell carried it out" + (a.decidedAt ? " on " + fmtTime(a.decidedAt) : "") + ".") : null,
       a.status === "not_done" ? notice("bad", "Not done.", (a.reason || a.result || "It could not be carried out.") + " Nothing was charged.") : null,
@@ -741,7 +748,7 @@
     playbook: function (d) {
       return [
         header(LABELS.playbook, d.name || d.angle || "Your playbook", badge("Saved", "ok"), d.name && d.angle ? d.angle : null),
-        stats(stat("Tone", d.tone), stat("Persona", d.persona), stat("Call to action", d.callToAction)),
+        kv([["Tone", d.tone], ["Persona", d.persona], ["Call to action", d.callToAction]]),
         section("Pains to address", bullets(d.painPoints)),
         section("Proof points", bullets(d.proofPoints, "proof")),
         section("Rules", bullets(d.rules, "rules")),
@@ -889,9 +896,9 @@
           isNum(day) && isNum(days) ? "Day " + day + " of " + days + (isNum(d.mailboxes) ? " · " + plural(d.mailboxes, "mailbox", "mailboxes") : "") : null),
         isNum(day) && isNum(days) ? el("div", { class: "bigmeter" }, meter(day, days, "info"), el("span", { class: "small muted" }, pct(day / days, 0) + " of the way")) : null,
         timeline(d.timeline),
-        list(d.ramp).length > 1 ? section("Warm-up emails per mailbox per day", area(d.ramp, "volume", "Warm-up volume per day")) : null,
+        list(d.ramp).length > 1 ? section("Warm-up emails per mailbox per day", area(d.ramp, "volume", "Warm-up volume per day", day)) : null,
         stats(stat("Inbox placement", isNum(d.inboxRate) ? pct(d.inboxRate, 0) : null), stat("Health", isNum(d.health) ? num(d.health) + "%" : null),
-          stat("Cold emails per mailbox after", isNum(d.dailyLimitAfter) ? num(d.dailyLimitAfter) + "/day" : null))
+          stat("Then, per mailbox", isNum(d.dailyLimitAfter) ? num(d.dailyLimitAfter) + "/day" : null))
       ];
     },
     campaign: function (d) {
@@ -907,7 +914,7 @@
         d.status === "paused" && d.pauseReason ? notice("warn", "Paused.", d.pauseReason) : null,
         stats(stat("Contacted", num(s.contacted)), stat("Emails sent", num(s.sent)), stat("Replies", num(s.replied), rate("replied")),
           stat("Positive", num(s.positive), rate("positive"), "ok"), stat("Bounced", num(s.bounced), bounce !== null ? pct(bounce) : null, bounce !== null && bounce >= alertAt ? "bad" : null),
-          stat("Unsubscribed", num(s.unsubscribed))),
+          stat("Opt-outs", num(s.unsubscribed))),
         list(d.daily).length > 1 ? section("Emails per day", columns(d.daily, "sent", "replies", { label: "Emails sent per day with replies", lineName: "replies" }),
           el("span", { class: "legend" }, el("i", { class: "lg bar" }), "sent ", el("i", { class: "lg line" }), "replies")) : null,
         list(d.steps).length ? section("By step", table([
