@@ -73,7 +73,7 @@ mod tests {
 mod fixture_tests {
     use serde_json::Value;
 
-    use crate::tools::{ALL, DynTool, schema};
+    use crate::tools::{ALL, schema};
 
     fn fixtures() -> Vec<(String, Value)> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/card");
