@@ -168,22 +168,23 @@
     if (!isNum(v)) return "—";
     return num(v, { style: "percent", maximumFractionDigits: digits === undefined ? 1 : digits });
   }
-  // Money arrives as a number, or { amount, currency } (major units), or { cents|minor, currency }.
-  function money(v, currency) {
+  // Money is { amount, currency } in the currency's minor unit (src/plans.rs `Money`: 6300 usd
+  // is $63.00); a bare number is in major units.
+  function money(v) {
     if (v === null || v === undefined) return null;
-    var amount = v, cur = currency || "USD";
-    if (isObj(v)) {
-      cur = v.currency || cur;
-      amount = isNum(v.amount) ? v.amount : isNum(v.cents) ? v.cents / 100 : isNum(v.minor) ? v.minor / 100 : null;
-      if (amount === null) return null;
-    }
-    if (!isNum(amount)) return isStr(amount) ? amount : null;
+    var amount = v, cur = "USD";
     try {
+      if (isObj(v)) {
+        if (!isNum(v.amount) || !isStr(v.currency)) return null;
+        cur = v.currency.toUpperCase();
+        var digits = new Intl.NumberFormat("en", { style: "currency", currency: cur }).resolvedOptions().maximumFractionDigits;
+        amount = v.amount / Math.pow(10, digits);
+      }
+      if (!isNum(amount)) return isStr(amount) ? amount : null;
       return new Intl.NumberFormat(host.locale, {
-        style: "currency", currency: String(cur).toUpperCase(),
-        minimumFractionDigits: amount % 1 === 0 ? 0 : 2, maximumFractionDigits: 2
+        style: "currency", currency: cur, minimumFractionDigits: amount % 1 === 0 ? 0 : 2, maximumFractionDigits: 2
       }).format(amount);
-    } catch (e) { return amount + " " + cur; }
+    } catch (e) { return num(amount) + " " + cur; }
   }
   function per(interval) {
     return { month: "/mo", monthly: "/mo", year: "/yr", yearly: "/yr", annual: "/yr", day: "/day" }[interval] || (interval ? "/" + interval : "");
@@ -559,7 +560,9 @@
     var when = el("p", { class: "when small muted" });
     var outcome = el("div", { class: "outcome", "aria-live": "polite" });
     var actions = null;
-    if (a.status === "pending") {
+    // Approved and being carried out: still `pending`, with `result` saying so (no decision left).
+    var executing = a.status === "pending" && isStr(a.result);
+    if (a.status === "pending" && !executing) {
       if (a.decideHere === true && host.caps.serverTools) {
         var approve = button("Approve", { class: "btn primary", "data-decision": "approve" });
         var reject = button("Reject", { class: "btn secondary", "data-decision": "reject" });
@@ -599,12 +602,14 @@
       compact ? el("div", { class: "arow" }, el("strong", null, action), statusBadge(a.status, APPROVAL_STATUS)) :
         header(LABELS.approval + " · " + action, a.summary || action, statusBadge(a.status, APPROVAL_STATUS)),
       compact && a.summary ? el("p", null, a.summary) : null,
+      money(a.cost) ? el("div", { class: "cost" }, el("span", { class: "muted" }, a.status === "done" ? "Charged" : "Cost"), el("strong", null, money(a.cost))) : null,
       a.status === "pending" || !compact ? section(a.status === "pending" ? "What happens if you approve" : a.status === "done" ? "What was done" : "What it would have done", impactList(a.impact)) : null,
-      a.irreversible === true && a.status === "pending" ? notice("warn", "This can't be undone.", "Once approved, VibeSell carries it out right away.") : null,
+      a.irreversible === true && a.status === "pending" && !executing ? notice("warn", "This can't be undone.", "Once approved, VibeSell carries it out right away.") : null,
+      executing ? notice("info", "Approved.", a.result) : null,
       a.status === "done" ? notice("ok", "Done.", a.result || a.reason || "VibeSell carried it out" + (a.decidedAt ? " on " + fmtTime(a.decidedAt) : "") + ".") : null,
       a.status === "not_done" ? notice("bad", "Not done.", (a.reason || a.result || "It could not be carried out.") + " Nothing was charged.") : null,
       a.status === "rejected" ? notice("mute", "Rejected.", "Nothing was done" + (a.decidedAt ? " (" + fmtTime(a.decidedAt) + ")" : "") + ".") : null,
-      actions, when.firstChild || a.status === "pending" ? when : null, outcome,
+      actions, when.firstChild ? when : null, outcome,
       a.status !== "pending" && a.appUrl && !compact ? linkButton("See it in VibeSell", a.appUrl) : null
     ]);
     return box;

@@ -355,8 +355,9 @@ test("prospect text and odd fields stay text; unknown shapes get a labelled gene
 });
 
 test("Approve calls decide_approval through the host and shows the new status", async () => {
-  // decide_approval (issue 5) is not on the Worker yet: the host answers the card's tools/call
-  // with the reply the tool is specified to give (PRODUCT §6), and the call itself is checked.
+  // No tool on the Worker creates an approval yet, so the host answers this tools/call with the
+  // approval decide_approval returns once done (PRODUCT §6); the next test takes the same click
+  // all the way to the Worker.
   const pending = FIXTURES.approval.structuredContent;
   const calls = [];
   const host = await open({
@@ -384,6 +385,27 @@ test("Approve calls decide_approval through the host and shows the new status", 
   await host.settle();
   await host.screenshot(join(SHOTS, "approval-done.png"));
   await assertClean(host);
+});
+
+test("Approve reaches decide_approval on the Worker, and its answer is shown", async () => {
+  // The Claude app's connection: the only one that lists decide_approval (PRODUCT §3).
+  const app = await connect(worker, { sub: "card-app@example.com", app: true, scope: "mcp mcp:act" });
+  try {
+    const { tools } = await app.listTools();
+    const decide = tools.find((t) => t.name === "decide_approval");
+    assert.deepEqual(decide._meta.ui.visibility, ["app"], "hidden from the model, callable by the card");
+    const missing = "apr_" + "0".repeat(32);
+    const host = await open({ onCallTool: (p) => app.callTool(p) });
+    await host.deliver(result({ ...FIXTURES.approval, structuredContent: { ...FIXTURES.approval.structuredContent, id: missing } }));
+    await host.card.getByRole("button", { name: "Approve" }).click();
+    await host.card.getByText(/There is no approval `apr_0+` in this workspace/).waitFor();
+    assert.equal(await host.card.getByRole("button", { name: "Approve" }).isEnabled(), true, "the user can try again");
+    const logged = worker.requestLogs().filter((l) => l.tool === "decide_approval");
+    assert.equal(logged.length, 1, "the card's tools/call reached the Worker once");
+    await assertClean(host);
+  } finally {
+    await app.close();
+  }
 });
 
 test("Reject, a refused decision, and a host error keep the user in control", async () => {
@@ -429,6 +451,14 @@ test("approvals decided elsewhere link to VibeSell; expired ones cannot be appro
   await host.deliver(result({ ...FIXTURES.approval, structuredContent: { ...FIXTURES.approval.structuredContent, expiresAt: NOW - 60_000 } }));
   assert.match(await host.card.locator("#root").innerText(), /Expired/);
   assert.equal(await host.card.getByRole("button", { name: "Approve" }).isDisabled(), true);
+  await assertClean(host);
+
+  // Approved and being carried out: still pending, with a result, and nothing left to decide.
+  host = await open();
+  const executing = "Approved by the user; VibeSell is carrying it out.";
+  await host.deliver(result({ ...FIXTURES.approval, structuredContent: { ...FIXTURES.approval.structuredContent, result: executing } }));
+  assert.ok((await host.card.locator("#root").innerText()).includes(executing));
+  assert.equal(await host.card.getByRole("button", { name: "Approve" }).count(), 0);
   await assertClean(host);
 });
 
