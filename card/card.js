@@ -578,6 +578,11 @@
               append(outcome, notice("bad", "Not decided.", textOf(res) || "VibeSell refused this decision."));
               return reportSize();
             }
+            // The assistant did not see this click: tell it what the user decided and what
+            // VibeSell did, in the tool's own words for the model, when the host takes context.
+            if (host.caps.updateModelContext && textOf(res)) {
+              request("ui/update-model-context", { content: [{ type: "text", text: textOf(res) }] }, 30000).then(null, function () {});
+            }
             var next = res && dataOf(res);
             if (next && next.kind === "approval") { box.replaceWith(approvalView(next, compact)); reportSize(); }
             else renderData(next || { kind: "approval", id: a.id, status: decision === "approve" ? "done" : "rejected" });

@@ -63,6 +63,17 @@ mod tests {
             assert!(!HTML.contains(external), "card references {external}");
         }
     }
+
+    #[test]
+    fn the_card_never_parses_data_as_markup() {
+        // Result data reaches the page as text nodes only (ARCHITECTURE.md invariants); these
+        // are the ways a string becomes markup or code.
+        for sink in
+            ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"]
+        {
+            assert!(!HTML.contains(sink), "card uses {sink}");
+        }
+    }
 }
 
 /// The example results the card is designed and tested against (`tests/fixtures/card/`, one per

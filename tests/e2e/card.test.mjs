@@ -381,6 +381,9 @@ test("Approve calls decide_approval through the host and shows the new status", 
   const text = await host.card.locator("#root").innerText();
   assert.match(text, /Done/);
   assert.equal(await host.card.getByRole("button", { name: "Approve" }).count(), 0, "no second decision");
+  await host.page.waitForFunction(() => window.vsHost.events().some((e) => e.type === "ui/update-model-context"));
+  const told = (await host.events()).filter((e) => e.type === "ui/update-model-context");
+  assert.deepEqual(told[0].params, { content: [{ type: "text", text: "Approved and done." }] }, "the assistant learns what the user decided");
   assert.ok((await host.renders()) >= n);
   await host.settle();
   await host.screenshot(join(SHOTS, "approval-done.png"));

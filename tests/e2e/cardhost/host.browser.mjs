@@ -8,7 +8,7 @@ import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/
 import { z } from "zod";
 
 const HOST_INFO = { name: "vibesell-test-host", version: "1.0.0" };
-const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, message: { text: {} }, logging: {} };
+const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, message: { text: {} }, updateModelContext: { text: {} }, logging: {} };
 
 const state = { bridge: null, iframe: null, context: {}, frames: [], events: [] };
 
@@ -46,6 +46,10 @@ async function load(html, { hostContext, width = 640 } = {}) {
   };
   bridge.onmessage = async (params) => {
     record("ui/message", params);
+    return {};
+  };
+  bridge.onupdatemodelcontext = async (params) => {
+    record("ui/update-model-context", params);
     return {};
   };
   bridge.onopenlink = async (params) => {
