@@ -1,0 +1,257 @@
+// Shared by bench/run.mjs and bench/profile.mjs: starting the three Workers in workerd
+// (through Miniflare, as the end-to-end tests do), finding each one's workerd process, pinning
+// it to a core, and the requests of every scenario.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import { unstable_getMiniflareWorkerOptions } from "wrangler";
+import { ROOT, mintDevToken, readDevVars } from "../scripts/lib/devtoken.mjs";
+import { freePort } from "../tests/e2e/harness.mjs";
+
+export { ROOT, freePort };
+
+/** The one issuer and audience for all three Workers, so the same tokens work on each. */
+export const PUBLIC_URL = "http://127.0.0.1:8787";
+export const COMPATIBILITY_DATE = "2025-11-01";
+export const WORKER_NAMES = ["ours", "baseline", "floor"];
+
+function oursOptions() {
+  if (!existsSync(join(ROOT, "build/index.js"))) throw new Error("build/index.js is missing: run bin/build first");
+  const quiet = console.log;
+  console.log = () => {}; // wrangler announces ".dev.vars" on every read
+  try {
+    const base = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml")).workerOptions;
+    return {
+      ...base,
+      scriptPath: join(ROOT, "build/index.js"),
+      modules: true,
+      modulesRoot: join(ROOT, "build"),
+      modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
+      bindings: { ...base.bindings, PUBLIC_URL },
+    };
+  } finally {
+    console.log = quiet;
+  }
+}
+
+function baselineOptions() {
+  const script = join(ROOT, "bench/build/baseline.js");
+  if (!existsSync(script)) throw new Error("bench/build/baseline.js is missing: run bin/bench (it bundles the baseline)");
+  return {
+    scriptPath: script,
+    modules: true,
+    compatibilityDate: COMPATIBILITY_DATE,
+    compatibilityFlags: ["nodejs_compat"],
+    durableObjects: { WORKSPACE: { className: "Workspace", useSQLite: true } },
+    bindings: { PUBLIC_URL, JWT_SIGNING_KEYS: readDevVars().JWT_SIGNING_KEYS },
+  };
+}
+
+function floorOptions() {
+  return {
+    scriptPath: join(ROOT, "bench/workers/floor.js"),
+    modules: true,
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: { FLOOR_DO: { className: "FloorObject", useSQLite: true } },
+  };
+}
+
+const OPTIONS = { ours: oursOptions, baseline: baselineOptions, floor: floorOptions };
+
+/** The pids of workerd processes that are children of this Node process. */
+function workerdChildren() {
+  try {
+    const out = execFileSync("ps", ["-o", "pid=,comm=", "--ppid", String(process.pid)], { encoding: "utf8" });
+    return out
+      .split("\n")
+      .map((l) => l.trim().split(/\s+/))
+      .filter(([pid, comm]) => pid && comm === "workerd")
+      .map(([pid]) => Number(pid));
+  } catch {
+    return [];
+  }
+}
+
+/** Pins every thread of `pid` to `cpu` (Linux `taskset`); false when that is not possible. */
+export function pin(pid, cpu) {
+  try {
+    execFileSync("taskset", ["-a", "-p", "-c", String(cpu), String(pid)], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Peak and current resident memory of a process, in bytes (from /proc). */
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (name) => Number(status.match(new RegExp(`^${name}:\\s+(\\d+) kB`, "m"))?.[1] ?? NaN) * 1024;
+    return { peak_rss: kb("VmHWM"), rss: kb("VmRSS") };
+  } catch {
+    return { peak_rss: NaN, rss: NaN };
+  }
+}
+
+/**
+ * Starts one of the three Workers in its own workerd. `inspectorPort` enables the DevTools
+ * protocol (for profiles). Returns { name, url, pid, stop() }.
+ */
+export async function startWorker(name, { inspectorPort, onLog } = {}) {
+  const port = await freePort();
+  const state = mkdtempSync(join(tmpdir(), `vibesell-bench-${name}-`));
+  const before = new Set(workerdChildren());
+  const mf = new Miniflare({
+    ...OPTIONS[name](),
+    name,
+    durableObjectsPersist: join(state, "do"),
+    kvPersist: join(state, "kv"),
+    host: "127.0.0.1",
+    port,
+    cf: false,
+    ...(inspectorPort ? { inspectorPort } : {}),
+    // Workers log to stdout; it must be drained or workerd blocks on a full pipe.
+    handleRuntimeStdio(stdout, stderr) {
+      for (const stream of [stdout, stderr]) {
+        if (onLog) {
+          stream.setEncoding("utf8");
+          stream.on("data", onLog);
+        } else {
+          stream.resume();
+        }
+      }
+    },
+  });
+  await mf.ready;
+  const pid = workerdChildren().find((p) => !before.has(p));
+  return {
+    name,
+    url: `http://127.0.0.1:${port}`,
+    pid,
+    async stop() {
+      await mf.dispose();
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Access tokens for the benchmark user(s), valid on all three Workers. */
+export function tokens() {
+  const token = (sub, scope = "mcp mcp:act") => mintDevToken({ url: PUBLIC_URL, scope, sub, ttl: 6 * 3600 });
+  return {
+    act: token("bench-user@example.com"),
+    /** One token per workspace, to spread Durable Object calls. */
+    spread: (n) => Array.from({ length: n }, (_, i) => token(`bench-user-${i}@example.com`)),
+  };
+}
+
+const MCP_HEADERS = {
+  "Content-Type": "application/json",
+  Accept: "application/json, text/event-stream",
+};
+
+const rpc = (method, params, id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
+
+/**
+ * The scenarios: the request, which Workers run it (the floor answers every one with its
+ * fixed body), and how to check an answer is the real thing before it is measured.
+ */
+export function scenarios(tok) {
+  const initialize = rpc("initialize", {
+    protocolVersion: "2025-11-25",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1.0.0" },
+  });
+  const versioned = { ...MCP_HEADERS, "MCP-Protocol-Version": "2025-11-25" };
+  return [
+    {
+      id: "initialize",
+      title: "initialize",
+      path: "/v1/mcp",
+      headers: MCP_HEADERS,
+      auths: [`Bearer ${tok.act}`],
+      body: initialize,
+      expect: (status, json) => status === 200 && json?.result?.protocolVersion === "2025-11-25",
+    },
+    {
+      id: "tools_list",
+      title: "tools/list (acting token)",
+      path: "/v1/mcp",
+      headers: versioned,
+      auths: [`Bearer ${tok.act}`],
+      body: rpc("tools/list"),
+      expect: (status, json) => status === 200 && json?.result?.tools?.length === 3,
+    },
+    {
+      id: "tools_call",
+      title: "tools/call get_workspace_context (1 workspace)",
+      path: "/v1/mcp",
+      floorPath: "/do",
+      headers: versioned,
+      auths: [`Bearer ${tok.act}`],
+      body: rpc("tools/call", { name: "get_workspace_context", arguments: {} }),
+      expect: (status, json) =>
+        status === 200 && json?.result?.structuredContent?.kind === "workspace" && json.result.isError !== true,
+    },
+    {
+      id: "tools_call_spread",
+      title: "tools/call get_workspace_context (64 workspaces)",
+      path: "/v1/mcp",
+      floorPath: "/do",
+      headers: versioned,
+      auths: tok.spread(64).map((t) => `Bearer ${t}`),
+      body: rpc("tools/call", { name: "get_workspace_context", arguments: {} }),
+      expect: (status, json) =>
+        status === 200 && json?.result?.structuredContent?.kind === "workspace" && json.result.isError !== true,
+    },
+    {
+      id: "challenge_401",
+      title: "401 challenge (no token)",
+      path: "/v1/mcp",
+      headers: versioned,
+      auths: [],
+      body: rpc("tools/list"),
+      expectStatus: 401,
+      expect: (status, json, headers) => status === 401 && /resource_metadata=/.test(headers.get("www-authenticate") ?? ""),
+    },
+  ];
+}
+
+/** Sends a scenario's request once; returns { status, json, headers, ms }. */
+export async function sendOnce(url, scenario, { floor = false } = {}) {
+  const headers = { ...scenario.headers };
+  if (scenario.auths[0]) headers.Authorization = scenario.auths[0];
+  const started = performance.now();
+  const res = await fetch(url + (floor && scenario.floorPath ? scenario.floorPath : scenario.path), {
+    method: "POST",
+    headers,
+    body: scenario.body,
+  });
+  const text = await res.text();
+  const ms = performance.now() - started;
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, headers: res.headers, ms };
+}
+
+/** The wasm module of the build, if any. */
+export function wasmPath() {
+  const dir = join(ROOT, "build");
+  const find = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) {
+        const hit = find(p);
+        if (hit) return hit;
+      } else if (e.name.endsWith(".wasm")) return p;
+    }
+    return null;
+  };
+  return existsSync(dir) ? find(dir) : null;
+}

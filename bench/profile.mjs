@@ -1,0 +1,84 @@
+// A CPU profile of one Worker under one scenario's load: `node bench/profile.mjs [scenario]
+// [worker]` (defaults: tools_list, ours). It starts the Worker with the DevTools inspector,
+// samples V8 (JavaScript and wasm frames, by name) while wrk drives the scenario, prints the
+// functions with the most self time and writes a .cpuprofile (open it in Chrome DevTools).
+// Build first (bin/build or bin/bench).
+import { spawn } from "node:child_process";
+import { writeFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT, freePort, scenarios, startWorker, tokens, pin } from "./lib.mjs";
+
+const [scenarioId = "tools_list", workerName = "ours", secondsArg = "5"] = process.argv.slice(2);
+const seconds = Number(secondsArg);
+
+const inspectorPort = await freePort();
+const worker = await startWorker(workerName, { inspectorPort });
+if (worker.pid) pin(worker.pid, 1);
+const scenario = scenarios(tokens()).find((s) => s.id === scenarioId);
+if (!scenario) throw new Error(`no scenario ${scenarioId}`);
+
+try {
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const target = targets.find((t) => t.title?.includes(workerName) || t.id?.includes(workerName)) ?? targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  };
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      const n = ++id;
+      pending.set(n, resolve);
+      ws.send(JSON.stringify({ id: n, method, params }));
+    });
+  await send("Profiler.enable");
+  await send("Profiler.setSamplingInterval", { interval: 100 });
+  await send("Profiler.start");
+  const env = {
+    ...process.env,
+    BENCH_OUT: "/dev/null",
+    BENCH_METHOD: "POST",
+    BENCH_BODY: scenario.body,
+    BENCH_HEADERS: Object.entries(scenario.headers).map(([k, v]) => `${k}: ${v}`).join("\n"),
+    BENCH_AUTHS: scenario.auths.join("\n"),
+  };
+  await new Promise((resolve, reject) => {
+    const args = ["-c", "0", "wrk", "-t1", "-c16", `-d${seconds}s`, "-s", join(ROOT, "bench/wrk/mcp.lua"), worker.url + scenario.path];
+    const child = spawn("taskset", args, { env, stdio: ["ignore", "inherit", "inherit"] });
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`wrk ${code}`))));
+  });
+  const { result } = await send("Profiler.stop");
+  ws.close();
+  const profile = result.profile;
+  const dir = join(ROOT, "bench/results/tmp");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${workerName}-${scenarioId}.cpuprofile`);
+  writeFileSync(file, JSON.stringify(profile));
+
+  // Self time per function from the samples.
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const counts = new Map();
+  for (const s of profile.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
+  const self = new Map();
+  for (const [nodeId, n] of counts) {
+    const f = byId.get(nodeId).callFrame;
+    const key = `${f.functionName || "(anonymous)"}  ${f.url ? f.url.split("/").pop() : ""}`;
+    self.set(key, (self.get(key) ?? 0) + n);
+  }
+  const total = profile.samples.length;
+  const rows = [...self].sort((a, b) => b[1] - a[1]).slice(0, 40);
+  console.log(`\n${total} samples; self time by function (${workerName}, ${scenarioId}):`);
+  for (const [k, n] of rows) console.log(`${((100 * n) / total).toFixed(1).padStart(5)}%  ${k}`);
+  console.log(`\nprofile: ${file}`);
+} finally {
+  await worker.stop();
+}

@@ -1,0 +1,346 @@
+// `npm run bench`: ours, the TypeScript SDK baseline and the floor, each in its own workerd,
+// driven by wrk at fixed concurrency, in one run on one machine. See bench/README.md.
+//
+// Options (environment): BENCH_ROUNDS (3), BENCH_DURATION seconds per measured run (5),
+// BENCH_WARMUP seconds (1), BENCH_CONNECTIONS (16), BENCH_COLD (5 cold starts per Worker),
+// BENCH_ONLY (comma-separated scenario ids), BENCH_NO_PIN=1 (no core pinning).
+import { spawn, execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync, rmSync, statSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import os from "node:os";
+import { join } from "node:path";
+import {
+  ROOT,
+  WORKER_NAMES,
+  memoryOf,
+  pin,
+  scenarios,
+  sendOnce,
+  startWorker,
+  tokens,
+  wasmPath,
+} from "./lib.mjs";
+import { refreshScenario } from "./oauth.mjs";
+
+const env = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
+const ROUNDS = env("BENCH_ROUNDS", 3);
+const DURATION = env("BENCH_DURATION", 5);
+const WARMUP = env("BENCH_WARMUP", 1);
+const CONNECTIONS = env("BENCH_CONNECTIONS", 16);
+const COLD = env("BENCH_COLD", 5);
+const ONLY = process.env.BENCH_ONLY?.split(",").filter(Boolean);
+// On 2 cores: workerd gets core 1 to itself, wrk (and this idle Node process) core 0.
+const PIN = process.env.BENCH_NO_PIN !== "1" && os.cpus().length >= 2;
+const WORKER_CPU = 1;
+const LOAD_CPU = 0;
+
+const TARGETS = {
+  throughput_vs_baseline: 3,
+  throughput_vs_floor: 0.7,
+  p99_vs_floor: 2,
+  wasm_gzip_bytes: 600 * 1024,
+  cold_vs_floor: 2,
+};
+
+const t0 = Date.now();
+const say = (msg) => process.stderr.write(`[bench +${((Date.now() - t0) / 1000).toFixed(0)}s] ${msg}\n`);
+const median = (xs) => {
+  const s = [...xs].filter(Number.isFinite).sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function machine() {
+  const cpus = os.cpus();
+  const version = (cmd, args) => {
+    try {
+      return execFileSync(cmd, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).split("\n")[0].trim();
+    } catch (e) {
+      return (e.stdout || e.stderr || "").split("\n")[0].trim() || "unknown";
+    }
+  };
+  const pkg = (name) => JSON.parse(readFileSync(join(ROOT, "node_modules", name, "package.json"), "utf8")).version;
+  const model = cpus[0]?.model?.trim() ?? "unknown cpu";
+  const slug = `${model.replace(/\(R\)|\(TM\)|Processor|CPU|@.*$/g, "").trim().split(/\s+/).slice(0, 3).join("-")}-${cpus.length}c`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, "");
+  return {
+    slug,
+    cpu: model,
+    cores: cpus.length,
+    memory_gib: Math.round(os.totalmem() / 2 ** 30),
+    kernel: `${os.type()} ${os.release()}`,
+    node: process.version,
+    workerd: pkg("@cloudflare/workerd-linux-64"),
+    miniflare: pkg("miniflare"),
+    mcp_sdk: pkg("@modelcontextprotocol/sdk"),
+    wrk: version("wrk", ["-v"]),
+    load_at_start: os.loadavg().map((x) => Number(x.toFixed(2))),
+    pinned: PIN ? { workerd: WORKER_CPU, wrk: LOAD_CPU } : null,
+  };
+}
+
+/** Runs wrk once; resolves to its JSON figures. */
+function wrk({ url, script, env: extra, seconds, connections = CONNECTIONS }) {
+  const out = join(os.tmpdir(), `vibesell-bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script, url];
+  const [cmd, argv] = PIN ? ["taskset", ["-c", String(LOAD_CPU), "wrk", ...args]] : ["wrk", args];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { env: { ...process.env, ...extra, BENCH_OUT: out }, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stdout.resume();
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`wrk exited with ${code}: ${stderr.trim()}`));
+      try {
+        const r = JSON.parse(readFileSync(out, "utf8"));
+        rmSync(out, { force: true });
+        resolve(r);
+      } catch (e) {
+        reject(new Error(`wrk left no figures: ${e.message} ${stderr.trim()}`));
+      }
+    });
+  });
+}
+
+function wrkEnv(scenario) {
+  if (scenario.wrkEnv) return scenario.wrkEnv();
+  return {
+    BENCH_METHOD: "POST",
+    BENCH_BODY: scenario.body,
+    BENCH_HEADERS: Object.entries(scenario.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("\n"),
+    BENCH_AUTHS: scenario.auths.join("\n"),
+  };
+}
+
+function summarize(run, expectStatus) {
+  const seconds = run.duration_us / 1e6;
+  const e = run.errors;
+  const transport = e.connect + e.read + e.write + e.timeout;
+  // wrk counts any non-2xx/3xx answer as a status error: for the 401 scenario that is all of them.
+  const wrongStatus = expectStatus && expectStatus >= 400 ? run.requests - e.status : e.status;
+  return {
+    rps: run.requests / seconds,
+    p50_ms: run.latency_us.p50 / 1000,
+    p99_ms: run.latency_us.p99 / 1000,
+    p999_ms: run.latency_us.p999 / 1000,
+    requests: run.requests,
+    errors: transport + wrongStatus,
+  };
+}
+
+async function coldStarts(names, scenario) {
+  const out = {};
+  for (const name of names) {
+    const samples = [];
+    for (let i = 0; i < COLD; i++) {
+      const started = performance.now();
+      const w = await startWorker(name);
+      const readyMs = performance.now() - started;
+      const first = await sendOnce(w.url, scenario, { floor: name === "floor" });
+      const second = await sendOnce(w.url, scenario, { floor: name === "floor" });
+      await w.stop();
+      if (first.status !== 200) throw new Error(`${name}: cold ${scenario.id} answered ${first.status}`);
+      samples.push({ ready_ms: readyMs, first_ms: first.ms, second_ms: second.ms });
+    }
+    out[name] = {
+      ready_ms: median(samples.map((s) => s.ready_ms)),
+      first_request_ms: median(samples.map((s) => s.first_ms)),
+      second_request_ms: median(samples.map((s) => s.second_ms)),
+      samples,
+    };
+    say(`cold start ${name}: workerd ready in ${out[name].ready_ms.toFixed(0)} ms, first request ${out[name].first_request_ms.toFixed(1)} ms (median of ${COLD})`);
+  }
+  return out;
+}
+
+const fmt = (x, digits = 0) => (Number.isFinite(x) ? x.toFixed(digits) : "—");
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? a / b : NaN);
+
+async function main() {
+  const info = machine();
+  say(`machine: ${info.cpu}, ${info.cores} cores, ${info.memory_gib} GiB; load ${info.load_at_start.join(" ")}`);
+  say(`plan: ${ROUNDS} rounds × ${DURATION}s per run (+${WARMUP}s warm-up), ${CONNECTIONS} connections, wrk on core ${PIN ? LOAD_CPU : "any"}, workerd on core ${PIN ? WORKER_CPU : "any"}`);
+
+  const wasm = wasmPath();
+  const wasmBytes = wasm ? readFileSync(wasm) : null;
+  const wasmInfo = wasmBytes ? { path: wasm.slice(ROOT.length + 1), raw: wasmBytes.length, gzip: gzipSync(wasmBytes, { level: 9 }).length } : null;
+  if (wasmInfo) say(`wasm: ${(wasmInfo.raw / 1024).toFixed(0)} KiB raw, ${(wasmInfo.gzip / 1024).toFixed(0)} KiB gzip`);
+
+  const tok = tokens();
+  const all = scenarios(tok);
+
+  say("starting the three Workers");
+  const workers = {};
+  for (const name of WORKER_NAMES) {
+    workers[name] = await startWorker(name);
+    if (PIN && workers[name].pid) pin(workers[name].pid, WORKER_CPU);
+    say(`  ${name}: ${workers[name].url} (workerd pid ${workers[name].pid ?? "?"})`);
+  }
+
+  try {
+    // The refresh grant joins once the token endpoint exists (issue 3).
+    const skipped = [];
+    const refresh = await refreshScenario(workers.ours.url, CONNECTIONS, say);
+    if (refresh?.skipped) skipped.push(refresh.skipped);
+    else if (refresh) all.push(refresh);
+    else skipped.push("refresh grant: /v1/oauth/token does not exist in this build yet");
+    const chosen = all.filter((s) => !ONLY || ONLY.includes(s.id));
+
+    // Every scenario is checked once on every Worker before anything is timed: a fast wrong
+    // answer must not pass for a fast answer.
+    for (const s of chosen) {
+      for (const name of s.workers ?? WORKER_NAMES) {
+        if (name === "floor") continue;
+        const r = s.check ? await s.check(workers[name].url) : await sendOnce(workers[name].url, s);
+        if (!(s.check ? r.ok : s.expect(r.status, r.json, r.headers))) {
+          throw new Error(`${name} gives a wrong answer to ${s.id}: ${r.status} ${String(r.text).slice(0, 300)}`);
+        }
+      }
+    }
+    say(`every Worker answers every scenario correctly (${chosen.map((s) => s.id).join(", ")})`);
+
+    const runs = {};
+    const total = ROUNDS * chosen.reduce((n, s) => n + (s.workers ?? WORKER_NAMES).length, 0);
+    let done = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const s of chosen) {
+        const names = s.workers ?? WORKER_NAMES;
+        // Interleaved: the order of the Workers rotates every round, so drift in the machine's
+        // load spreads over all of them instead of landing on one.
+        const order = names.map((_, i) => names[(i + round) % names.length]);
+        for (const name of order) {
+          const url = workers[name].url + (name === "floor" && s.floorPath ? s.floorPath : s.path);
+          const script = join(ROOT, "bench/wrk", s.script ?? "mcp.lua");
+          const e = wrkEnv(s);
+          if (WARMUP > 0) {
+            if (s.reseed) Object.assign(e, await s.reseed(name));
+            await wrk({ url, script, env: e, seconds: WARMUP });
+          }
+          if (s.reseed) Object.assign(e, await s.reseed(name));
+          const r = summarize(await wrk({ url, script, env: e, seconds: DURATION }), name === "floor" ? 200 : s.expectStatus);
+          (runs[s.id] ??= {})[name] ??= [];
+          runs[s.id][name].push(r);
+          done++;
+          say(`[${done}/${total}] round ${round + 1} ${s.id.padEnd(18)} ${name.padEnd(8)} ${fmt(r.rps).padStart(6)} req/s  p50 ${fmt(r.p50_ms, 2)} ms  p99 ${fmt(r.p99_ms, 2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`);
+        }
+      }
+    }
+
+    const memory = Object.fromEntries(WORKER_NAMES.map((n) => [n, memoryOf(workers[n].pid)]));
+    for (const n of WORKER_NAMES) await workers[n].stop();
+    for (const n of WORKER_NAMES) delete workers[n];
+
+    say(`cold starts: ${COLD} fresh workerd per Worker, first request = tools/list`);
+    const cold = await coldStarts(WORKER_NAMES, all.find((s) => s.id === "tools_list"));
+
+    const results = {};
+    for (const s of chosen) {
+      const per = {};
+      for (const [name, rs] of Object.entries(runs[s.id])) {
+        per[name] = {
+          rps: median(rs.map((r) => r.rps)),
+          rps_min: Math.min(...rs.map((r) => r.rps)),
+          rps_max: Math.max(...rs.map((r) => r.rps)),
+          p50_ms: median(rs.map((r) => r.p50_ms)),
+          p99_ms: median(rs.map((r) => r.p99_ms)),
+          errors: rs.reduce((n, r) => n + r.errors, 0),
+          runs: rs,
+        };
+      }
+      results[s.id] = {
+        title: s.title,
+        workers: per,
+        ours_vs_baseline: ratio(per.ours?.rps, per.baseline?.rps),
+        ours_vs_floor: ratio(per.ours?.rps, per.floor?.rps),
+        p99_ours_vs_floor: ratio(per.ours?.p99_ms, per.floor?.p99_ms),
+        floor_note: s.floorPath ? "floor answers from a Durable Object (/do)" : undefined,
+      };
+    }
+
+    const checks = [];
+    for (const id of ["initialize", "tools_list"]) {
+      const r = results[id];
+      if (!r) continue;
+      checks.push({ target: `${id}: ≥ 3× baseline throughput`, value: r.ours_vs_baseline, ok: r.ours_vs_baseline >= TARGETS.throughput_vs_baseline });
+      checks.push({ target: `${id}: ≥ 70% of the floor's throughput`, value: r.ours_vs_floor, ok: r.ours_vs_floor >= TARGETS.throughput_vs_floor });
+    }
+    for (const [id, r] of Object.entries(results)) {
+      if (!Number.isFinite(r.p99_ours_vs_floor)) continue;
+      checks.push({ target: `${id}: p99 within 2× the floor's`, value: r.p99_ours_vs_floor, ok: r.p99_ours_vs_floor <= TARGETS.p99_vs_floor });
+    }
+    if (wasmInfo) checks.push({ target: "wasm ≤ 600 KB gzip", value: wasmInfo.gzip, ok: wasmInfo.gzip <= TARGETS.wasm_gzip_bytes });
+    const coldRatio = ratio(cold.ours.first_request_ms, cold.floor.first_request_ms);
+    checks.push({ target: "cold first request within 2× the floor's", value: coldRatio, ok: coldRatio <= TARGETS.cold_vs_floor });
+
+    const report = {
+      date: new Date().toISOString(),
+      machine: info,
+      settings: { rounds: ROUNDS, duration_s: DURATION, warmup_s: WARMUP, connections: CONNECTIONS, cold_starts: COLD, load_generator: "wrk -t1 (closed loop)" },
+      build: { wasm: wasmInfo, opt: process.env.OPT === "1" || process.env.BENCH_OPT === "1" },
+      results,
+      cold_start: cold,
+      memory,
+      skipped,
+      targets: checks,
+      load_at_end: os.loadavg().map((x) => Number(x.toFixed(2))),
+    };
+    const md = markdown(report);
+    process.stdout.write("\n" + md + "\n");
+    const dir = join(ROOT, "bench/results");
+    mkdirSync(dir, { recursive: true });
+    const base = join(dir, `${report.date.slice(0, 10)}-${info.slug}`);
+    writeFileSync(`${base}.json`, JSON.stringify(report, null, 2) + "\n");
+    writeFileSync(`${base}.md`, md + "\n");
+    say(`results: ${base.slice(ROOT.length + 1)}.json and .md (${((Date.now() - t0) / 1000).toFixed(0)} s in all)`);
+  } finally {
+    for (const w of Object.values(workers)) await w.stop().catch(() => {});
+  }
+}
+
+function markdown(r) {
+  const L = [];
+  const m = r.machine;
+  L.push(`# Benchmark ${r.date.slice(0, 16).replace("T", " ")} UTC`);
+  L.push("");
+  L.push(`Machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB, ${m.kernel}; Node ${m.node}, workerd ${m.workerd} (Miniflare ${m.miniflare}), MCP SDK ${m.mcp_sdk}, ${m.wrk}.`);
+  L.push(`Load average ${m.load_at_start.join(" ")} at the start, ${r.load_at_end.join(" ")} at the end. ${m.pinned ? `workerd pinned to core ${m.pinned.workerd}, wrk to core ${m.pinned.wrk}.` : "No core pinning."}`);
+  L.push(`Each figure is the median of ${r.settings.rounds} interleaved ${r.settings.duration_s}-second runs at ${r.settings.connections} connections (wrk, one thread, closed loop), after a ${r.settings.warmup_s}-second warm-up; req/s shows min–max across rounds.`);
+  L.push("");
+  L.push("| scenario | ours req/s | baseline req/s | floor req/s | ours p50 / p99 ms | baseline p50 / p99 ms | floor p50 / p99 ms | ours ÷ baseline | ours ÷ floor |");
+  L.push("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+  for (const [id, x] of Object.entries(r.results)) {
+    const w = x.workers;
+    const cell = (n) => (w[n] ? `${fmt(w[n].rps)} (${fmt(w[n].rps_min)}–${fmt(w[n].rps_max)})${w[n].errors ? ` ⚠ ${w[n].errors} errors` : ""}` : "n/a");
+    const lat = (n) => (w[n] ? `${fmt(w[n].p50_ms, 2)} / ${fmt(w[n].p99_ms, 2)}` : "n/a");
+    L.push(`| ${x.title}${x.floor_note ? "¹" : ""} | ${cell("ours")} | ${cell("baseline")} | ${cell("floor")} | ${lat("ours")} | ${lat("baseline")} | ${lat("floor")} | ${fmt(x.ours_vs_baseline, 2)}× | ${fmt(x.ours_vs_floor * 100)}% |`);
+  }
+  if (Object.values(r.results).some((x) => x.floor_note)) L.push("", "¹ The floor for these answers from a Durable Object (`/do`): a Worker → Durable Object round trip and nothing else.");
+  for (const s of r.skipped) L.push("", `Not measured: ${s}.`);
+  L.push("");
+  if (r.build.wasm) L.push(`wasm (\`${r.build.wasm.path}\`${r.build.opt ? ", wasm-opt" : ""}): ${fmt(r.build.wasm.raw / 1024)} KiB raw, ${fmt(r.build.wasm.gzip / 1024)} KiB gzip -9.`);
+  L.push("");
+  L.push("| Worker | cold: workerd ready | cold: first request | second request | peak RSS of its workerd |");
+  L.push("|---|---:|---:|---:|---:|");
+  for (const n of WORKER_NAMES) {
+    const c = r.cold_start[n];
+    L.push(`| ${n} | ${fmt(c.ready_ms)} ms | ${fmt(c.first_request_ms, 1)} ms | ${fmt(c.second_request_ms, 1)} ms | ${fmt(r.memory[n].peak_rss / 2 ** 20)} MiB |`);
+  }
+  L.push("");
+  L.push("| target | value | met |");
+  L.push("|---|---:|:---:|");
+  for (const c of r.targets) {
+    const v = c.target.startsWith("wasm") ? `${fmt(c.value / 1024)} KiB` : c.target.includes("%") ? `${fmt(c.value * 100)}%` : `${fmt(c.value, 2)}×`;
+    L.push(`| ${c.target} | ${v} | ${c.ok ? "yes" : "**no**"} |`);
+  }
+  return L.join("\n");
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench failed: ${e.stack ?? e}\n`);
+  process.exit(1);
+});
