@@ -101,6 +101,7 @@ export function memoryOf(pid) {
  */
 export async function startWorker(name, { inspectorPort, onLog } = {}) {
   const port = await freePort();
+  const directPort = await freePort();
   const state = mkdtempSync(join(tmpdir(), `vibesell-bench-${name}-`));
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
@@ -111,6 +112,10 @@ export async function startWorker(name, { inspectorPort, onLog } = {}) {
     host: "127.0.0.1",
     port,
     cf: false,
+    // Requests go straight to the Worker, as on Cloudflare, not through Miniflare's entry
+    // Worker (a JavaScript proxy that would add the same fixed cost to all three Workers and
+    // flatten every ratio).
+    unsafeDirectSockets: [{ host: "127.0.0.1", port: directPort }],
     ...(inspectorPort ? { inspectorPort } : {}),
     // Workers log to stdout; it must be drained or workerd blocks on a full pipe.
     handleRuntimeStdio(stdout, stderr) {
@@ -128,7 +133,7 @@ export async function startWorker(name, { inspectorPort, onLog } = {}) {
   const pid = workerdChildren().find((p) => !before.has(p));
   return {
     name,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${directPort}`,
     pid,
     async stop() {
       await mf.dispose();

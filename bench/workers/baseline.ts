@@ -241,7 +241,12 @@ export default {
       return Response.json({ error: "method_not_allowed" }, { status: 405, headers: { allow: "POST, OPTIONS" } });
     }
     const principal = await authenticate(request, env);
-    if (principal instanceof Response) return principal;
+    if (principal instanceof Response) {
+      // Read the unread body so workerd keeps the connection alive: an unread body makes it
+      // close the connection, which would handicap the baseline in the 401 scenario.
+      await request.arrayBuffer();
+      return principal;
+    }
     const requestId = request.headers.get("cf-ray") ?? crypto.randomUUID();
     const server = buildServer(env, principal, requestId);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

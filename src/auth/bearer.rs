@@ -94,7 +94,7 @@ pub fn authenticate(
     };
     let token =
         parse_bearer(header).ok_or(AuthError::Malformed("Use: Authorization: Bearer <access token>."))?;
-    jwt::verify(config, token, now_ms).map(|(principal, _)| principal).map_err(AuthError::Invalid)
+    jwt::verify_cached(config, token, now_ms).map_err(AuthError::Invalid)
 }
 
 /// Extracts the token from `Bearer <token>` (scheme case-insensitive, RFC 7235 §2.1), checking

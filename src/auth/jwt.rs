@@ -5,6 +5,9 @@
 //! keys rotate: the first configured key signs, all configured keys verify. The MAC comparison
 //! inside jwt-compact is constant time (`hmac::CtOutput`).
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 use chrono::{DateTime, Duration, Utc};
 use jwt_compact::alg::{Hs256, Hs256Key};
 use jwt_compact::{AlgorithmExt as _, Claims, Header, TimeOptions, UntrustedToken};
@@ -92,6 +95,15 @@ pub fn mint(config: &Config, claims: AccessClaims, now_ms: i64, ttl_secs: i64) -
 
 /// Verifies an access token and returns who it speaks for.
 pub fn verify(config: &Config, token: &str, now_ms: i64) -> Result<(Principal, AccessClaims), TokenError> {
+    verify_with_times(config, token, now_ms).map(|v| (v.0, v.1))
+}
+
+/// [`verify`], also returning `exp` and `iat` (seconds) and the kid of the verifying key.
+fn verify_with_times(
+    config: &Config,
+    token: &str,
+    now_ms: i64,
+) -> Result<(Principal, AccessClaims, i64, Option<i64>, String), TokenError> {
     let untrusted = UntrustedToken::new(token).map_err(|_| TokenError::Malformed)?;
     if untrusted.algorithm() != "HS256" {
         return Err(TokenError::WrongAlgorithm(untrusted.algorithm().chars().take(16).collect()));
@@ -111,11 +123,11 @@ pub fn verify(config: &Config, token: &str, now_ms: i64) -> Result<(Principal, A
     let claims = verified.claims();
     let now = datetime(now_ms);
     let leeway = Duration::seconds(LEEWAY_SECS);
-    match claims.expiration {
+    let exp = match claims.expiration {
         None => return Err(TokenError::BadClaims("no exp".into())),
         Some(exp) if exp + leeway < now => return Err(TokenError::Expired),
-        Some(_) => {}
-    }
+        Some(exp) => exp,
+    };
     if claims.issued_at.is_some_and(|iat| iat > now + leeway) {
         return Err(TokenError::NotYetValid);
     }
@@ -138,7 +150,71 @@ pub fn verify(config: &Config, token: &str, now_ms: i64) -> Result<(Principal, A
         app: custom.app,
         grant_id: custom.gid.clone(),
     };
-    Ok((principal, custom.clone()))
+    Ok((principal, custom.clone(), exp.timestamp(), claims.issued_at.map(|t| t.timestamp()), kid.to_owned()))
+}
+
+/// How many verified tokens an isolate remembers (a client reuses its access token for every
+/// call until it expires, so a few hundred cover every active client of one isolate).
+const VERIFIED_CACHE_SIZE: usize = 512;
+
+/// A token that verified, with what it was verified against.
+struct Verified {
+    principal: Principal,
+    exp_secs: i64,
+    iat_secs: Option<i64>,
+    issuer: String,
+    kid: String,
+    secret: Vec<u8>,
+}
+
+/// [`verify`], remembering tokens that verified so that the HMAC, the base64 and the claims
+/// parse run once per token instead of once per call. Only valid tokens are remembered (an
+/// attacker cannot fill the cache without the key), a hit is honoured only while the key
+/// that verified it is still configured under the same kid for the same issuer (so rotation
+/// and reconfiguration apply at once), and the time claims are checked again on every call.
+pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Principal, TokenError> {
+    thread_local! {
+        static VERIFIED: RefCell<HashMap<String, Verified>> = RefCell::new(HashMap::new());
+    }
+    let now_secs = now_ms.div_euclid(1000);
+    let hit = VERIFIED.with(|cache| {
+        let cache = cache.borrow();
+        let v = cache.get(token)?;
+        let same_key = v.issuer == config.issuer()
+            && config.signing_keys.iter().any(|k| k.kid == v.kid && k.secret == v.secret);
+        same_key.then(|| (v.principal.clone(), v.exp_secs, v.iat_secs))
+    });
+    if let Some((principal, exp, iat)) = hit {
+        if exp + LEEWAY_SECS < now_secs {
+            return Err(TokenError::Expired);
+        }
+        if iat.is_some_and(|iat| iat > now_secs + LEEWAY_SECS) {
+            return Err(TokenError::NotYetValid);
+        }
+        return Ok(principal);
+    }
+    let (principal, _, exp_secs, iat_secs, kid) = verify_with_times(config, token, now_ms)?;
+    let secret = config.signing_keys.iter().find(|k| k.kid == kid).map(|k| k.secret.clone()).unwrap_or_default();
+    VERIFIED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() >= VERIFIED_CACHE_SIZE {
+            // Dropping everything keeps the bound without bookkeeping; the cost is one
+            // verification per active token afterwards.
+            cache.clear();
+        }
+        cache.insert(
+            token.to_owned(),
+            Verified {
+                principal: principal.clone(),
+                exp_secs,
+                iat_secs,
+                issuer: config.issuer().to_owned(),
+                kid,
+                secret,
+            },
+        );
+    });
+    Ok(principal)
 }
 
 fn datetime(now_ms: i64) -> DateTime<Utc> {
@@ -257,6 +333,28 @@ mod tests {
         assert_eq!(verify(&config, &untyped, NOW_MS), Err(TokenError::WrongType));
         let id_token = forge(r#"{"alg":"HS256","typ":"JWT","kid":"dev"}"#, &payload, &[1; 32]);
         assert_eq!(verify(&config, &id_token, NOW_MS), Err(TokenError::WrongType));
+    }
+
+    #[test]
+    fn the_verified_cache_rechecks_time_and_key() {
+        let config = test_config();
+        let token = mint(&config, claims(&config), NOW_MS, 600).unwrap();
+        let first = verify_cached(&config, &token, NOW_MS).unwrap();
+        assert_eq!(verify_cached(&config, &token, NOW_MS + 1000).unwrap(), first);
+        // A hit still expires, and is not valid before its iat.
+        assert_eq!(verify_cached(&config, &token, NOW_MS + 631_000), Err(TokenError::Expired));
+        assert_eq!(verify_cached(&config, &token, NOW_MS - 60_000), Err(TokenError::NotYetValid));
+        // A key replaced under the same kid, or another issuer, no longer honours the hit.
+        let mut rekeyed = config.clone();
+        rekeyed.signing_keys[0].secret = vec![7u8; 32];
+        assert_eq!(verify_cached(&rekeyed, &token, NOW_MS), Err(TokenError::BadSignature));
+        let mut moved = config.clone();
+        moved.public_url = "http://127.0.0.1:9999".into();
+        assert_eq!(verify_cached(&moved, &token, NOW_MS), Err(TokenError::WrongIssuer));
+        // Invalid tokens are never remembered.
+        let forged = format!("{}x", &token[..token.len() - 1]);
+        assert!(verify_cached(&config, &forged, NOW_MS).is_err());
+        assert!(verify_cached(&config, &forged, NOW_MS).is_err());
     }
 
     #[test]

@@ -7,8 +7,9 @@ mod outbound;
 mod workspace_do;
 
 use std::cell::OnceCell;
+use std::rc::Rc;
 
-use worker::{Context, Date, Env, Method, Request, RequestInit, Response, event};
+use worker::{Context, Date, Env, Method, Request, RequestInit, event, web_sys};
 
 use crate::config::{Config, ConfigError};
 use crate::http::{self, HttpRequest, HttpResponse, Platform, Workspaces};
@@ -20,19 +21,19 @@ use crate::workspace::{Op, OpReply, ToolCall};
 const WORKSPACE_BINDING: &str = "WORKSPACE";
 
 thread_local! {
-    /// Vars and secrets do not change during an isolate's life, so they are parsed once.
-    static CONFIG: OnceCell<Result<Config, ConfigError>> = const { OnceCell::new() };
+    /// Vars and secrets do not change during an isolate's life, so they are parsed once and
+    /// shared, not copied, by every request.
+    static CONFIG: OnceCell<Rc<Result<Config, ConfigError>>> = const { OnceCell::new() };
 }
 
 /// The configuration of this isolate.
-pub(crate) fn config(env: &Env) -> Result<Config, ConfigError> {
+pub(crate) fn config(env: &Env) -> Rc<Result<Config, ConfigError>> {
     CONFIG.with(|cell| {
-        cell.get_or_init(|| {
-            Config::from_lookup(|name| {
+        Rc::clone(cell.get_or_init(|| {
+            Rc::new(Config::from_lookup(|name| {
                 env.var(name).map(|v| v.to_string()).or_else(|_| env.secret(name).map(|s| s.to_string())).ok()
-            })
-        })
-        .clone()
+            }))
+        }))
     })
 }
 
@@ -43,13 +44,13 @@ pub(crate) fn now_ms() -> i64 {
 
 struct EdgePlatform {
     env: Env,
-    config: Result<Config, ConfigError>,
+    config: Rc<Result<Config, ConfigError>>,
     now_ms: i64,
 }
 
 impl Platform for EdgePlatform {
     fn config(&self) -> Result<&Config, &ConfigError> {
-        self.config.as_ref()
+        self.config.as_ref().as_ref()
     }
     fn now_ms(&self) -> i64 {
         self.now_ms
@@ -105,12 +106,38 @@ impl Workspaces for EdgePlatform {
     }
 }
 
+/// The request and response crossings between JavaScript and wasm, done in one call each.
+/// Reading headers through `worker::Request` costs a JS round trip per header (plus the `cf`
+/// object and a URL parse we never use), and building a `worker::Response` one per header;
+/// profiles of `tools/list` under load put those crossings at about a fifth of the Worker's
+/// CPU (bench/README.md). Header names and values cannot contain a line feed (RFC 9110 §5.5;
+/// `Headers` refuses them), so it separates them safely.
+#[wasm_bindgen::prelude::wasm_bindgen(inline_js = r#"
+export function read_head(req) {
+  let head = req.method + "\n" + req.url + "\n";
+  for (const [name, value] of req.headers) head += name + "\n" + value + "\n";
+  return head;
+}
+export function respond(status, head, body) {
+  const headers = new Headers();
+  const parts = head.split("\n");
+  for (let i = 0; i + 1 < parts.length; i += 2) headers.append(parts[i], parts[i + 1]);
+  return new Response(body.length === 0 ? null : body.slice(), { status, headers });
+}
+"#)]
+extern "C" {
+    /// `METHOD\nURL\n` then `name\nvalue\n` for every header (names lower-case).
+    fn read_head(req: &web_sys::Request) -> String;
+    /// A `Response` from a status, `name\nvalue\n` pairs and the body (copied).
+    fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
+}
+
 #[event(fetch)]
-async fn fetch(mut req: Request, env: Env, _ctx: Context) -> worker::Result<Response> {
+async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> worker::Result<web_sys::Response> {
     let started = now_ms();
+    let http_req = read_request(&req).await;
     let request_id =
-        req.headers().get("cf-ray").ok().flatten().unwrap_or_else(|| crate::ids::random_id("req_"));
-    let http_req = read_request(&mut req).await;
+        http_req.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
     let platform = EdgePlatform { config: config(&env), env, now_ms: started };
     let (response, trace) = http::route(&http_req, &platform, &request_id).await;
     worker::console_log!(
@@ -124,42 +151,59 @@ async fn fetch(mut req: Request, env: Env, _ctx: Context) -> worker::Result<Resp
             now_ms() - started
         )
     );
-    to_worker_response(response)
+    Ok(to_worker_response(&response))
 }
 
-async fn read_request(req: &mut Request) -> HttpRequest {
-    let url = req.url().ok();
-    let headers: Vec<(String, String)> =
-        req.headers().entries().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
+async fn read_request(req: &web_sys::Request) -> HttpRequest {
+    let head = read_head(req);
+    let mut lines = head.split('\n');
+    let method = lines.next().unwrap_or_default().to_ascii_uppercase();
+    let url = lines.next().unwrap_or_default();
+    let mut headers = Vec::new();
+    while let (Some(name), Some(value)) = (lines.next(), lines.next()) {
+        headers.push((name.to_ascii_lowercase(), value.to_owned()));
+    }
+    let (path, query) = split_url(url);
     let declared =
         headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.trim().parse::<usize>().ok());
-    let method = req.method().to_string().to_ascii_uppercase();
     // Only POST bodies are read, and never one announced as too large.
     let body = if method != "POST" || declared.is_some_and(|n| n > MAX_BODY_BYTES) {
         if method == "POST" { None } else { Some(Vec::new()) }
     } else {
-        match req.bytes().await {
-            Ok(bytes) if bytes.len() <= MAX_BODY_BYTES => Some(bytes),
-            Ok(_) => None,
-            Err(_) => Some(Vec::new()),
+        match read_body(req).await {
+            Some(bytes) if bytes.len() <= MAX_BODY_BYTES => Some(bytes),
+            Some(_) => None,
+            None => Some(Vec::new()),
         }
     };
-    HttpRequest {
-        method,
-        path: url.as_ref().map(|u| u.path().to_owned()).unwrap_or_else(|| req.path()),
-        query: url.as_ref().and_then(|u| u.query().map(str::to_owned)),
-        headers,
-        body,
+    HttpRequest { method, path, query, headers, body }
+}
+
+async fn read_body(req: &web_sys::Request) -> Option<Vec<u8>> {
+    let promise = req.array_buffer().ok()?;
+    let buffer = worker::wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+}
+
+/// The path and query of the absolute URL the runtime hands over (already serialised by the
+/// WHATWG URL parser, so the path is exactly what `URL.pathname` would give).
+fn split_url(url: &str) -> (String, Option<String>) {
+    let after_scheme = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let from_path = after_scheme.find('/').map_or("/", |i| &after_scheme[i..]);
+    let without_fragment = from_path.split('#').next().unwrap_or(from_path);
+    match without_fragment.split_once('?') {
+        Some((path, query)) => (path.to_owned(), Some(query.to_owned())),
+        None => (without_fragment.to_owned(), None),
     }
 }
 
-fn to_worker_response(response: HttpResponse) -> worker::Result<Response> {
-    let HttpResponse { status, headers, body } = response;
-    let out = if body.is_empty() { Response::empty()? } else { Response::from_bytes(body)? };
-    // A fresh header set: `from_bytes` would otherwise add its own octet-stream content type.
-    let fresh = worker::Headers::new();
-    for (name, value) in headers {
-        fresh.append(&name, &value)?;
+fn to_worker_response(response: &HttpResponse) -> web_sys::Response {
+    let mut head = String::with_capacity(256);
+    for (name, value) in &response.headers {
+        head.push_str(name);
+        head.push('\n');
+        head.push_str(value);
+        head.push('\n');
     }
-    Ok(out.with_status(status).with_headers(fresh))
+    respond(response.status, &head, &response.body)
 }

@@ -27,16 +27,17 @@ impl DurableObject for Workspace {
     }
 
     async fn fetch(&self, mut req: Request) -> worker::Result<Response> {
-        let config = match super::config(&self.env) {
+        let config = super::config(&self.env);
+        let config = match config.as_ref() {
             Ok(config) => config,
             Err(e) => return Response::error(format!("configuration: {e}"), 500),
         };
         let db = DoDb::new(self.state.storage());
-        let svc = Services { db: &db, config: &config, outbound: &WorkerFetch, now_ms: super::now_ms() };
+        let svc = Services { db: &db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let response = match req.path().as_str() {
             "/tool" => match req.json::<ToolCall>().await {
                 Ok(call) => Response::from_json(
-                    &workspace::call_tool(&db, &config, &WorkerFetch, call, svc.now_ms).await,
+                    &workspace::call_tool(&db, config, &WorkerFetch, call, svc.now_ms).await,
                 ),
                 Err(e) => Response::error(format!("bad call: {e}"), 400),
             },
@@ -56,12 +57,13 @@ impl DurableObject for Workspace {
     async fn alarm(&self) -> worker::Result<Response> {
         // The alarm that woke us is spent.
         self.armed.set(Some(None));
-        let config = match super::config(&self.env) {
+        let config = super::config(&self.env);
+        let config = match config.as_ref() {
             Ok(config) => config,
             Err(e) => return Response::error(format!("configuration: {e}"), 500),
         };
         let db = DoDb::new(self.state.storage());
-        let svc = Services { db: &db, config: &config, outbound: &WorkerFetch, now_ms: super::now_ms() };
+        let svc = Services { db: &db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let report = workspace::on_alarm(&svc).await;
         let line = match &report {
             Ok(r) => {

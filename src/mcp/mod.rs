@@ -279,7 +279,7 @@ impl Dispatch<'_> {
                     }
                 }
                 let negotiated = Version::negotiate(requested);
-                Answer::Result(server::initialize_result(negotiated, self.principal).to_string())
+                Answer::Result(server::initialize_json(negotiated, self.principal).to_string())
             }
             "ping" => Answer::Result("{}".into()),
             "tools/list" => {

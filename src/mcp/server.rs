@@ -1,5 +1,9 @@
 //! What the server says about itself: `initialize`, its instructions, and the card resource.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
 use serde_json::{Value, json};
 
 use super::version::Version;
@@ -50,13 +54,31 @@ pub fn instructions(principal: &Principal) -> String {
 }
 
 /// The `initialize` result (lifecycle §initialization). A stateless server cannot push
-/// notifications, so no `listChanged` or `subscribe` (MCP-CONFORMANCE L-06).
+/// notifications, so no `listChanged` or `subscribe` (MCP-CONFORMANCE L-06). It depends only
+/// on the version and whether the caller can act: [`initialize_json`] caches it on exactly that.
 pub fn initialize_result(version: Version, principal: &Principal) -> Value {
     json!({
         "protocolVersion": version.as_str(),
         "capabilities": { "tools": {}, "resources": {} },
         "serverInfo": server_info(version),
         "instructions": instructions(principal),
+    })
+}
+
+/// The serialised `initialize` result, built once per isolate for each (version, can act):
+/// it depends on nothing else, and `initialize` is the one call every connection makes.
+pub fn initialize_json(version: Version, principal: &Principal) -> Rc<str> {
+    thread_local! {
+        static CACHE: RefCell<HashMap<(Version, bool), Rc<str>>> = RefCell::new(HashMap::new());
+    }
+    let key = (version, principal.scopes.act);
+    CACHE.with(|cache| {
+        Rc::clone(
+            cache
+                .borrow_mut()
+                .entry(key)
+                .or_insert_with(|| initialize_result(version, principal).to_string().into()),
+        )
     })
 }
 
