@@ -194,7 +194,8 @@ pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Princi
         return Ok(principal);
     }
     let (principal, _, exp_secs, iat_secs, kid) = verify_with_times(config, token, now_ms)?;
-    let secret = config.signing_keys.iter().find(|k| k.kid == kid).map(|k| k.secret.clone()).unwrap_or_default();
+    let secret =
+        config.signing_keys.iter().find(|k| k.kid == kid).map(|k| k.secret.clone()).unwrap_or_default();
     VERIFIED.with(|cache| {
         let mut cache = cache.borrow_mut();
         if cache.len() >= VERIFIED_CACHE_SIZE {

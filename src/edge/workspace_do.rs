@@ -19,11 +19,13 @@ pub struct Workspace {
     /// The alarm this instance last set (`Some(None)`: none), so requests that schedule nothing
     /// do not touch the alarm. Unknown (`None`) after a restart.
     armed: Cell<Option<Option<i64>>>,
+    /// Schema applied and owner checked, once per instance (see `workspace::Opened`).
+    opened: workspace::Opened,
 }
 
 impl DurableObject for Workspace {
     fn new(state: State, env: Env) -> Self {
-        Workspace { state, env, armed: Cell::new(None) }
+        Workspace { state, env, armed: Cell::new(None), opened: workspace::Opened::default() }
     }
 
     async fn fetch(&self, mut req: Request) -> worker::Result<Response> {
@@ -35,10 +37,14 @@ impl DurableObject for Workspace {
         let db = DoDb::new(self.state.storage());
         let svc = Services { db: &db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let response = match req.path().as_str() {
-            "/tool" => match req.json::<ToolCall>().await {
-                Ok(call) => Response::from_json(
-                    &workspace::call_tool(&db, config, &WorkerFetch, call, svc.now_ms).await,
+            // The body as text and serde_json, rather than `req.json()`, which builds a
+            // JavaScript object and then converts it field by field across the wasm boundary.
+            "/tool" => match req.text().await.map(|t| serde_json::from_str::<ToolCall>(&t)) {
+                Ok(Ok(call)) => Response::from_json(
+                    &workspace::call_tool_opened(&db, &self.opened, config, &WorkerFetch, call, svc.now_ms)
+                        .await,
                 ),
+                Ok(Err(e)) => Response::error(format!("bad call: {e}"), 400),
                 Err(e) => Response::error(format!("bad call: {e}"), 400),
             },
             "/op" => match req.json::<Op>().await {

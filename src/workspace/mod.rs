@@ -56,9 +56,31 @@ pub struct Services<'a> {
     pub now_ms: i64,
 }
 
+/// What a long-lived holder of one workspace's database (its Durable Object instance) already
+/// knows: that the schema is current and who owns the workspace. Both only ever move forward
+/// while the code runs (migrations are never undone, the owner is written once), so checking
+/// them again on every call would only repeat three SQL round trips. A holder that erases its
+/// storage must drop its `Opened` with it.
+#[derive(Debug, Default)]
+pub struct Opened {
+    owner: std::cell::RefCell<Option<String>>,
+}
+
 /// Runs one tool call against the workspace. Never fails: every problem is a refusal.
 pub async fn call_tool(
     db: &dyn Db,
+    config: &Config,
+    outbound: &dyn Outbound,
+    call: ToolCall,
+    now_ms: i64,
+) -> ToolOutcome {
+    call_tool_opened(db, &Opened::default(), config, outbound, call, now_ms).await
+}
+
+/// [`call_tool`] for a holder that keeps an [`Opened`] across calls.
+pub async fn call_tool_opened(
+    db: &dyn Db,
+    opened: &Opened,
     config: &Config,
     outbound: &dyn Outbound,
     call: ToolCall,
@@ -75,8 +97,12 @@ pub async fn call_tool(
     if !tool.access().allows(&call.principal) {
         return refuse(Refusal::guidance(format!("This connection may not use {}.", call.tool)));
     }
-    if let Err(refusal) = open(db, &call.principal, now_ms) {
-        return refuse(refusal);
+    let known_owner = opened.owner.borrow().as_deref() == Some(call.principal.subject.as_str());
+    if !known_owner {
+        if let Err(refusal) = open(db, &call.principal, now_ms) {
+            return refuse(refusal);
+        }
+        *opened.owner.borrow_mut() = Some(call.principal.subject.clone());
     }
     let cx =
         ToolCx { db, principal: &call.principal, config, now_ms, request_id: &call.request_id, outbound };
@@ -161,6 +187,38 @@ pub fn workspace_id_for(subject: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use crate::auth::ScopeSet;
+    use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
+    use crate::tools::Outcome;
+
+    #[test]
+    fn a_remembered_opening_still_refuses_another_owner() {
+        let db = MemoryDb::new();
+        let opened = super::Opened::default();
+        let call = |subject: &str| {
+            let mut p = principal(ScopeSet::FULL, false);
+            p.subject = subject.into();
+            let c = super::ToolCall {
+                tool: "get_workspace_context".into(),
+                arguments: serde_json::json!({}),
+                principal: p,
+                request_id: "req_1".into(),
+            };
+            block_on(super::call_tool_opened(
+                &db,
+                &opened,
+                &test_config(),
+                &crate::outbound::NoNetwork,
+                c,
+                NOW_MS,
+            ))
+        };
+        assert_eq!(call("user_1").outcome, Outcome::Ok);
+        assert_eq!(call("user_1").outcome, Outcome::Ok);
+        assert_eq!(call("user_2").outcome, Outcome::Failed);
+        assert_eq!(call("user_1").outcome, Outcome::Ok);
+    }
+
     #[test]
     fn workspace_ids_derive_from_the_subject() {
         // The same value scripts/lib/devtoken.mjs computes.
