@@ -144,6 +144,14 @@ extern "C" {
     fn call_object(stub: &wasm_bindgen::JsValue, url: &str, body: String) -> js_sys::Promise;
 }
 
+/// Runs once when the isolate loads the module. Cloudflare starts isolates while the first
+/// request's TLS handshake is still going on, so work done here is off that request's path:
+/// the `initialize` and `tools/list` answers are built now rather than on first use.
+#[event(start)]
+fn start() {
+    crate::mcp::warm_caches();
+}
+
 #[event(fetch)]
 async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> worker::Result<web_sys::Response> {
     let started = now_ms();

@@ -359,6 +359,27 @@ impl Dispatch<'_> {
     }
 }
 
+/// Fills the per-isolate caches of `initialize` and `tools/list` for the current protocol
+/// version and every kind of caller, so that the first requests do not pay for schema
+/// derivation. Called by the Worker when the module loads (on Cloudflare, while the first
+/// request's TLS handshake is still under way).
+pub fn warm_caches() {
+    for (read, act, app) in
+        [(true, true, false), (true, true, true), (true, false, false), (true, false, true)]
+    {
+        let principal = Principal {
+            subject: String::new(),
+            workspace: String::new(),
+            client_id: String::new(),
+            scopes: crate::auth::ScopeSet { read, act },
+            app,
+            grant_id: None,
+        };
+        server::initialize_json(Version::LATEST, &principal);
+        tools::list_json(&principal, Version::LATEST);
+    }
+}
+
 fn truncate(s: &str, max: usize) -> String {
     s.chars().take(max).collect()
 }
