@@ -90,6 +90,64 @@ pub struct Config {
     /// When set (`APPROVAL_TTL_SECONDS`), every approval expires after this long instead of its
     /// action's own lifetime: for demos and tests of expiry.
     pub approval_ttl_ms: Option<i64>,
+    /// The OpenID Connect provider users sign in with, if configured (PRODUCT §10).
+    pub oidc: Option<OidcProvider>,
+    /// Request budgets of the OAuth endpoints.
+    pub rate_limits: RateLimits,
+}
+
+/// An OpenID Connect provider for sign-in (authorization code flow with PKCE).
+#[derive(Clone)]
+pub struct OidcProvider {
+    /// The provider's issuer; its discovery document is at `<issuer>/.well-known/openid-configuration`.
+    pub issuer: String,
+    /// Our client id at the provider.
+    pub client_id: String,
+    /// Our client secret there, if the provider registered us as a confidential client.
+    pub client_secret: Option<String>,
+    /// The provider's name on the sign-in button ("Google", "Okta"…).
+    pub name: String,
+}
+
+impl fmt::Debug for OidcProvider {
+    // Never print the client secret.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OidcProvider")
+            .field("issuer", &self.issuer)
+            .field("client_id", &self.client_id)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A token bucket: `capacity` requests, refilled evenly over `window_secs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limit {
+    /// Requests allowed in a burst (and per window).
+    pub capacity: u32,
+    /// Seconds to refill the whole bucket.
+    pub window_secs: u32,
+}
+
+/// Request budgets of the OAuth endpoints, per client IP (`OAUTH_RATE_LIMITS`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// New client registrations (`/v1/oauth/register`); re-registering identical metadata is free.
+    pub register: Limit,
+    /// Token requests per user grant (`/v1/oauth/token`).
+    pub token: Limit,
+    /// Authorization requests (`/v1/oauth/authorize`) and sign-in attempts.
+    pub authorize: Limit,
+}
+
+impl Default for RateLimits {
+    fn default() -> Self {
+        RateLimits {
+            register: Limit { capacity: 30, window_secs: 3600 },
+            token: Limit { capacity: 30, window_secs: 60 },
+            authorize: Limit { capacity: 30, window_secs: 60 },
+        }
+    }
 }
 
 /// A configuration problem; the Worker answers 500 and logs it.
@@ -177,6 +235,11 @@ impl Config {
             },
             None => None,
         };
+        let oidc = parse_oidc(&lookup, loopback)?;
+        let rate_limits = match lookup("OAUTH_RATE_LIMITS") {
+            Some(raw) if !raw.trim().is_empty() => parse_rate_limits(&raw)?,
+            _ => RateLimits::default(),
+        };
         Ok(Config {
             public_url,
             provider_mode,
@@ -187,6 +250,8 @@ impl Config {
             stripe,
             support_webhook,
             approval_ttl_ms,
+            oidc,
+            rate_limits,
         })
     }
 
@@ -259,6 +324,57 @@ fn service_url(raw: &str, name: &'static str, origin_only: bool) -> Result<Strin
         return normalize_origin(raw).ok_or_else(|| invalid(name, "expected an origin without a path"));
     }
     Ok(raw.to_owned())
+}
+
+/// `OIDC_ISSUER`, `OIDC_CLIENT_ID`, `OIDC_CLIENT_SECRET` (secret, optional) and `OIDC_NAME`.
+/// The issuer must be https; plain http is accepted only for a loopback issuer on a loopback
+/// deployment (a local test provider), never in production.
+fn parse_oidc(
+    lookup: &impl Fn(&str) -> Option<String>,
+    loopback: bool,
+) -> Result<Option<OidcProvider>, ConfigError> {
+    let nonempty = |name: &str| lookup(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
+    let Some(raw_issuer) = nonempty("OIDC_ISSUER") else { return Ok(None) };
+    let issuer = raw_issuer.trim_end_matches('/').to_owned();
+    let parsed = url::Url::parse(&issuer).map_err(|_| invalid("OIDC_ISSUER", "not a URL"))?;
+    let secure = parsed.scheme() == "https"
+        || (parsed.scheme() == "http" && loopback && parsed.host_str().is_some_and(is_loopback_host));
+    if !secure || parsed.query().is_some() || parsed.fragment().is_some() || !parsed.username().is_empty() {
+        return Err(invalid("OIDC_ISSUER", "expected an https URL without query or fragment"));
+    }
+    let client_id = nonempty("OIDC_CLIENT_ID").ok_or(ConfigError::Missing("OIDC_CLIENT_ID"))?;
+    Ok(Some(OidcProvider {
+        issuer,
+        client_id,
+        client_secret: nonempty("OIDC_CLIENT_SECRET"),
+        name: nonempty("OIDC_NAME").unwrap_or_else(|| "your identity provider".to_owned()),
+    }))
+}
+
+/// `register=30/3600,token=30/60,authorize=30/60`: requests per seconds; omitted ones keep
+/// their default.
+fn parse_rate_limits(raw: &str) -> Result<RateLimits, ConfigError> {
+    let bad =
+        || invalid("OAUTH_RATE_LIMITS", "expected name=requests/seconds[,…] for register, token, authorize");
+    let mut limits = RateLimits::default();
+    for part in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (name, value) = part.split_once('=').ok_or_else(bad)?;
+        let (capacity, window) = value.split_once('/').ok_or_else(bad)?;
+        let limit = Limit {
+            capacity: capacity.trim().parse().map_err(|_| bad())?,
+            window_secs: window.trim().parse().map_err(|_| bad())?,
+        };
+        if limit.capacity == 0 || limit.window_secs == 0 {
+            return Err(bad());
+        }
+        match name.trim() {
+            "register" => limits.register = limit,
+            "token" => limits.token = limit,
+            "authorize" => limits.authorize = limit,
+            _ => return Err(bad()),
+        }
+    }
+    Ok(limits)
 }
 
 fn invalid(name: &'static str, reason: &str) -> ConfigError {
@@ -443,6 +559,47 @@ mod tests {
         let p = config(&[("PUBLIC_URL", "https://api.vibesell.it"), ("JWT_SIGNING_KEYS", prod)]).unwrap();
         assert!(!p.origin_allowed("http://localhost:6274"));
         assert!(p.origin_allowed("https://API.vibesell.it"));
+    }
+
+    #[test]
+    fn reads_the_oidc_provider_and_rate_limits() {
+        let local = [("PUBLIC_URL", "http://127.0.0.1:8787"), ("JWT_SIGNING_KEYS", KEY)];
+        let c = config(&local).unwrap();
+        assert!(c.oidc.is_none());
+        assert_eq!(c.rate_limits, RateLimits::default());
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut pairs = local.to_vec();
+            pairs.extend_from_slice(extra);
+            config(&pairs)
+        };
+        let c = with(&[("OIDC_ISSUER", "http://127.0.0.1:9000/"), ("OIDC_CLIENT_ID", "vs")]).unwrap();
+        let oidc = c.oidc.unwrap();
+        assert_eq!(oidc.issuer, "http://127.0.0.1:9000");
+        assert!(oidc.client_secret.is_none());
+        assert!(!format!("{oidc:?}").contains("secret"));
+        assert_eq!(
+            with(&[("OIDC_ISSUER", "https://idp.example.com")]).unwrap_err(),
+            ConfigError::Missing("OIDC_CLIENT_ID")
+        );
+        assert!(with(&[("OIDC_ISSUER", "http://idp.example.com"), ("OIDC_CLIENT_ID", "x")]).is_err());
+        let prod = "k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE";
+        let remote = |issuer: &'static str| {
+            config(&[
+                ("PUBLIC_URL", "https://api.vibesell.it"),
+                ("JWT_SIGNING_KEYS", prod),
+                ("OIDC_ISSUER", issuer),
+                ("OIDC_CLIENT_ID", "x"),
+            ])
+        };
+        assert!(remote("https://accounts.google.com").is_ok());
+        assert!(remote("http://127.0.0.1:9000").is_err(), "plain http only on a loopback deployment");
+        let c = with(&[("OAUTH_RATE_LIMITS", "register=2/60, token=5/10")]).unwrap();
+        assert_eq!(c.rate_limits.register, Limit { capacity: 2, window_secs: 60 });
+        assert_eq!(c.rate_limits.token, Limit { capacity: 5, window_secs: 10 });
+        assert_eq!(c.rate_limits.authorize, RateLimits::default().authorize);
+        for bad in ["register=0/60", "login=1/1", "register=1", "register=a/b"] {
+            assert!(with(&[("OAUTH_RATE_LIMITS", bad)]).is_err(), "{bad}");
+        }
     }
 
     #[test]

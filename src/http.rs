@@ -4,12 +4,22 @@
 //! Order of checks on the MCP endpoint (MCP-CONFORMANCE A-08): method (405) → Host and Origin
 //! (403) → bearer token (401/400) → body size (413) → `Accept` (406) → `Content-Type` (415) →
 //! protocol version header (400) → JSON-RPC.
+//!
+//! The authorization server's endpoints and pages are routed here too and handled in
+//! `crate::oauth`.
 
 use crate::auth::bearer::{self, AuthError};
 use crate::config::{self, Config, MCP_PATH};
+use crate::kv::Kv;
 use crate::mcp::{self, McpReply, McpRequest, ToolBackend, Trace};
+use crate::oauth::{self, AuthObjects, metadata};
+use crate::outbound::Outbound;
 use crate::tools::registry::LocalBoxFuture;
 use crate::workspace::{Op, OpReply};
+
+/// Protected resource metadata for the MCP endpoint (RFC 9728 §3.1: the well-known path with the
+/// resource's path appended).
+pub const PRM_MCP_PATH: &str = "/.well-known/oauth-protected-resource/v1/mcp";
 
 /// An incoming request.
 #[derive(Debug, Clone, Default)]
@@ -91,6 +101,12 @@ pub trait Platform {
     fn tools(&self) -> &dyn ToolBackend;
     /// Where other workspace requests run (web page, webhooks, sandbox pages).
     fn workspaces(&self) -> &dyn Workspaces;
+    /// Workers KV (`OAUTH_KV`): OAuth clients and cached client metadata documents.
+    fn kv(&self) -> &dyn Kv;
+    /// The authorization server's Durable Objects.
+    fn objects(&self) -> &dyn AuthObjects;
+    /// Outbound HTTP: client metadata documents and the OpenID provider.
+    fn outbound(&self) -> &dyn Outbound;
 }
 
 /// Sends [`Op`]s to workspaces (their Durable Objects on Workers).
@@ -120,6 +136,23 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
                 .with("allow", "POST, OPTIONS")
         }
         ("GET" | "HEAD", "/health") => HttpResponse::new(200, "text/plain; charset=utf-8", "ok"),
+        // Discovery (RFC 8414, RFC 9728): public, cacheable, readable from any origin.
+        (method @ ("GET" | "HEAD"), oauth::AS_METADATA_PATH) => {
+            metadata::document(method, &metadata::authorization_server(config))
+        }
+        (method @ ("GET" | "HEAD"), oauth::PRM_PATH | PRM_MCP_PATH) => {
+            metadata::document(method, &metadata::protected_resource(config))
+        }
+        ("OPTIONS", oauth::AS_METADATA_PATH | oauth::PRM_PATH | PRM_MCP_PATH) => {
+            metadata::public_preflight("GET, HEAD")
+        }
+        (_, oauth::AS_METADATA_PATH | oauth::PRM_PATH | PRM_MCP_PATH) => {
+            method_not_allowed("GET, HEAD, OPTIONS", &mut trace)
+        }
+        // The authorization server's JSON endpoints, callable from browser-based clients.
+        ("POST", oauth::REGISTER_PATH) => oauth::register::handle(req, config, platform, &mut trace).await,
+        ("OPTIONS", oauth::REGISTER_PATH) => metadata::public_preflight("POST"),
+        (_, oauth::REGISTER_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
         _ => {
             trace.outcome = "http_error";
             error_response(404, "not_found", "Nothing here.")
@@ -185,6 +218,9 @@ async fn post_mcp(
                 .with("cache-control", "no-cache, no-store")
         }
         McpReply::InsufficientScope => challenge(&AuthError::InsufficientScope, config),
+        McpReply::GrantRevoked => {
+            challenge(&AuthError::Invalid(crate::auth::jwt::TokenError::Revoked), config)
+        }
     }
 }
 
@@ -230,6 +266,10 @@ fn preflight(req: &HttpRequest, config: &Config) -> HttpResponse {
 /// Lets allowed browser origins read responses, including the `WWW-Authenticate` challenge
 /// (MCP-CONFORMANCE A-09).
 fn with_cors(response: HttpResponse, req: &HttpRequest, config: &Config) -> HttpResponse {
+    if response.header("access-control-allow-origin").is_some() {
+        // Public documents and endpoints already allow every origin.
+        return response;
+    }
     match req.header("origin") {
         Some(origin) if config.origin_allowed(origin) => response
             .with("access-control-allow-origin", origin)
@@ -237,6 +277,11 @@ fn with_cors(response: HttpResponse, req: &HttpRequest, config: &Config) -> Http
             .with("vary", "Origin"),
         _ => response,
     }
+}
+
+fn method_not_allowed(allow: &str, trace: &mut Trace) -> HttpResponse {
+    trace.outcome = "http_error";
+    error_response(405, "method_not_allowed", "This method is not allowed here.").with("allow", allow)
 }
 
 /// An OAuth-style JSON error body.

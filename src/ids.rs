@@ -32,6 +32,17 @@ pub fn sha256_hex(data: &[u8]) -> String {
     hex(&Sha256::digest(data))
 }
 
+/// HMAC-SHA256 of `message` under `key`.
+pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
+    use hmac::{Hmac, Mac};
+    // RFC 2104 §2: HMAC takes keys of any length, so this cannot fail.
+    let Ok(mut mac) = Hmac::<sha2::Sha256>::new_from_slice(key) else {
+        unreachable!("HMAC accepts keys of any length")
+    };
+    mac.update(message);
+    mac.finalize().into_bytes().into()
+}
+
 /// Compares two byte strings in time independent of where they differ.
 pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {

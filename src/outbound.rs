@@ -17,6 +17,10 @@ pub struct OutboundRequest {
     pub body: Option<Vec<u8>>,
     /// Give up after this many milliseconds.
     pub timeout_ms: u32,
+    /// Follow redirects (the default). Off, a 3xx is returned as it is.
+    pub follow_redirects: bool,
+    /// Stop reading the body past this many bytes and fail (`None`: no limit).
+    pub max_body_bytes: Option<usize>,
 }
 
 impl OutboundRequest {
@@ -28,6 +32,8 @@ impl OutboundRequest {
             headers: Vec::new(),
             body: None,
             timeout_ms: 10_000,
+            follow_redirects: true,
+            max_body_bytes: None,
         }
     }
 
@@ -39,12 +45,33 @@ impl OutboundRequest {
             headers: vec![("content-type".into(), content_type.into())],
             body: Some(body.into()),
             timeout_ms: 10_000,
+            follow_redirects: true,
+            max_body_bytes: None,
         }
     }
 
     /// Adds a header.
     pub fn header(mut self, name: &str, value: impl Into<String>) -> Self {
         self.headers.push((name.to_ascii_lowercase(), value.into()));
+        self
+    }
+
+    /// Sets the timeout.
+    pub fn timeout(mut self, ms: u32) -> Self {
+        self.timeout_ms = ms;
+        self
+    }
+
+    /// Returns redirects instead of following them (SSRF guard: a checked URL must not bounce
+    /// somewhere unchecked).
+    pub fn no_redirects(mut self) -> Self {
+        self.follow_redirects = false;
+        self
+    }
+
+    /// Fails when the body is larger than `bytes`.
+    pub fn max_body(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = Some(bytes);
         self
     }
 }

@@ -2,8 +2,9 @@
 //! token minting, and a native [`Platform`] that runs tool calls in-process, so `route` can be
 //! exercised end to end without a runtime.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use rusqlite::types::{Value as RValue, ValueRef};
 
@@ -11,7 +12,10 @@ use crate::auth::jwt::{self, AccessClaims};
 use crate::auth::{Principal, ScopeSet};
 use crate::config::{Config, ConfigError};
 use crate::http::{HttpRequest, HttpResponse, Platform, Workspaces, route};
+use crate::kv::{Kv, KvError};
 use crate::mcp::{ToolBackend, Trace};
+use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
+use crate::outbound::{Outbound, OutboundError, OutboundRequest, OutboundResponse};
 use crate::store::{Db, Rows, SqlValue, Stmt, StoreError};
 use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
 use crate::workspace::{self, Op, OpReply, Services, ToolCall};
@@ -141,19 +145,109 @@ impl Db for MemoryDb {
     }
 }
 
-/// A native platform: the test configuration, a settable clock, and one in-memory database per
-/// workspace standing in for the Durable Objects.
+/// What a fake server answers.
+pub type Handler = Box<dyn Fn(&OutboundRequest) -> Result<OutboundResponse, OutboundError>>;
+
+/// The outside world of native tests: fake servers by URL prefix, and every request made.
+#[derive(Default)]
+pub struct FakeNetwork {
+    routes: RefCell<Vec<(String, Rc<Handler>)>>,
+    /// Every outbound request, in order.
+    pub requests: RefCell<Vec<OutboundRequest>>,
+}
+
+impl FakeNetwork {
+    /// Serves URLs starting with `prefix` with `handler`.
+    pub fn serve(
+        &self,
+        prefix: &str,
+        handler: impl Fn(&OutboundRequest) -> Result<OutboundResponse, OutboundError> + 'static,
+    ) {
+        self.routes.borrow_mut().push((prefix.to_owned(), Rc::new(Box::new(handler))));
+    }
+
+    /// How many requests went to URLs starting with `prefix`.
+    pub fn count(&self, prefix: &str) -> usize {
+        self.requests.borrow().iter().filter(|r| r.url.starts_with(prefix)).count()
+    }
+}
+
+/// A JSON response from a fake server.
+pub fn json_response(status: u16, body: &serde_json::Value) -> OutboundResponse {
+    OutboundResponse {
+        status,
+        headers: vec![("content-type".into(), "application/json".into())],
+        body: body.to_string().into_bytes(),
+    }
+}
+
+/// A native platform: the test configuration, a settable clock, one in-memory database per
+/// workspace and per `OAuthState` object standing in for the Durable Objects, a map for KV,
+/// and fake servers for outbound HTTP.
 pub struct TestPlatform {
     config: Result<Config, ConfigError>,
     /// The clock.
-    pub now_ms: std::cell::Cell<i64>,
-    workspaces: RefCell<HashMap<String, std::rc::Rc<MemoryDb>>>,
+    pub now_ms: Cell<i64>,
+    workspaces: RefCell<HashMap<String, Rc<MemoryDb>>>,
+    states: RefCell<HashMap<String, Rc<MemoryDb>>>,
+    routes: RefCell<HashMap<String, String>>,
+    kv: RefCell<HashMap<String, (String, i64)>>,
+    /// While true, KV reads miss everything, as in a location a recent write has not reached.
+    pub kv_lagging: Cell<bool>,
+    /// While true, every KV operation fails.
+    pub kv_down: Cell<bool>,
+    /// The outside world.
+    pub network: FakeNetwork,
 }
 
 impl TestPlatform {
     /// A platform at [`NOW_MS`].
     pub fn new() -> Self {
-        TestPlatform { config: Ok(test_config()), now_ms: NOW_MS.into(), workspaces: RefCell::default() }
+        TestPlatform::with_config(test_config())
+    }
+
+    /// A platform with a given configuration.
+    pub fn with_config(config: Config) -> Self {
+        TestPlatform {
+            config: Ok(config),
+            now_ms: NOW_MS.into(),
+            workspaces: RefCell::default(),
+            states: RefCell::default(),
+            routes: RefCell::default(),
+            kv: RefCell::default(),
+            kv_lagging: Cell::new(false),
+            kv_down: Cell::new(false),
+            network: FakeNetwork::default(),
+        }
+    }
+
+    /// Moves the clock.
+    pub fn advance(&self, ms: i64) {
+        self.now_ms.set(self.now_ms.get() + ms);
+    }
+
+    /// The database of an `OAuthState` object.
+    pub fn state_db(&self, name: &str) -> Rc<MemoryDb> {
+        Rc::clone(self.states.borrow_mut().entry(name.to_owned()).or_default())
+    }
+
+    /// The routing id of a workspace (a Durable Object id on Workers).
+    pub fn route_of(&self, workspace: &str) -> String {
+        let route = crate::ids::sha256_hex(format!("test-route:{workspace}").as_bytes());
+        self.routes.borrow_mut().insert(route.clone(), workspace.to_owned());
+        route
+    }
+
+    /// A raw KV value.
+    pub fn kv_value(&self, key: &str) -> Option<String> {
+        self.kv.borrow().get(key).map(|(v, _)| v.clone())
+    }
+
+    /// Every KV key.
+    pub fn kv_keys(&self) -> Vec<String> {
+        let mut keys: Vec<String> = self.kv.borrow().keys().cloned().collect();
+        keys.sort();
+        keys
     }
 
     /// A platform whose configuration is broken.
@@ -162,8 +256,8 @@ impl TestPlatform {
     }
 
     /// The database of a workspace.
-    pub fn db(&self, workspace: &str) -> std::rc::Rc<MemoryDb> {
-        std::rc::Rc::clone(self.workspaces.borrow_mut().entry(workspace.to_owned()).or_default())
+    pub fn db(&self, workspace: &str) -> Rc<MemoryDb> {
+        Rc::clone(self.workspaces.borrow_mut().entry(workspace.to_owned()).or_default())
     }
 
     /// Routes a request synchronously.
@@ -190,6 +284,121 @@ impl Platform for TestPlatform {
     }
     fn workspaces(&self) -> &dyn Workspaces {
         self
+    }
+    fn kv(&self) -> &dyn Kv {
+        self
+    }
+    fn objects(&self) -> &dyn AuthObjects {
+        self
+    }
+    fn outbound(&self) -> &dyn Outbound {
+        self
+    }
+}
+
+impl Kv for TestPlatform {
+    fn get(&self, key: String) -> LocalBoxFuture<'_, Result<Option<String>, KvError>> {
+        Box::pin(async move {
+            if self.kv_down.get() {
+                return Err(KvError("down".into()));
+            }
+            if self.kv_lagging.get() {
+                return Ok(None);
+            }
+            let now = self.now_ms.get();
+            Ok(self.kv.borrow().get(&key).filter(|(_, exp)| *exp > now).map(|(v, _)| v.clone()))
+        })
+    }
+    fn put(&self, key: String, value: String, ttl_secs: u32) -> LocalBoxFuture<'_, Result<(), KvError>> {
+        Box::pin(async move {
+            if self.kv_down.get() {
+                return Err(KvError("down".into()));
+            }
+            assert!(ttl_secs >= crate::kv::MIN_TTL_SECS, "KV refuses TTLs under 60 s");
+            assert!(key.len() <= crate::kv::MAX_KEY_BYTES, "KV keys are at most 512 bytes");
+            let expires = self.now_ms.get() + i64::from(ttl_secs) * 1000;
+            self.kv.borrow_mut().insert(key, (value, expires));
+            Ok(())
+        })
+    }
+    fn delete(&self, key: String) -> LocalBoxFuture<'_, Result<(), KvError>> {
+        Box::pin(async move {
+            self.kv.borrow_mut().remove(&key);
+            Ok(())
+        })
+    }
+}
+
+impl AuthObjects for TestPlatform {
+    fn state(
+        &self,
+        name: String,
+        op: state::StateOp,
+    ) -> LocalBoxFuture<'_, Result<state::StateReply, ObjectError>> {
+        Box::pin(async move {
+            // Through JSON, as on Workers, so the ops' serde is exercised.
+            let op: state::StateOp = roundtrip(&op);
+            let db = self.state_db(&name);
+            state::apply(&*db, op, self.now_ms.get())
+                .map(|r| roundtrip(&r))
+                .map_err(|e| ObjectError::Failed(e.to_string()))
+        })
+    }
+    fn account(
+        &self,
+        at: AccountAddr,
+        op: grants::AccountOp,
+    ) -> LocalBoxFuture<'_, Result<grants::AccountReply, ObjectError>> {
+        Box::pin(async move {
+            let (workspace, route) = match at {
+                AccountAddr::Workspace(ws) => {
+                    let route = self.route_of(&ws);
+                    (ws, route)
+                }
+                AccountAddr::Route(route) => {
+                    let ws = self.routes.borrow().get(&route).cloned().ok_or(ObjectError::Unroutable)?;
+                    (ws, route)
+                }
+            };
+            let op: grants::AccountOp = roundtrip(&op);
+            let db = self.db(&workspace);
+            grants::apply(&*db, &route, op, self.now_ms.get())
+                .map(|r| roundtrip(&r))
+                .map_err(|e| ObjectError::Failed(e.to_string()))
+        })
+    }
+}
+
+fn roundtrip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
+    serde_json::from_str(&serde_json::to_string(value).expect("serialize")).expect("deserialize")
+}
+
+impl Outbound for TestPlatform {
+    fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>> {
+        Box::pin(async move {
+            self.network.requests.borrow_mut().push(req.clone());
+            let handler = self
+                .network
+                .routes
+                .borrow()
+                .iter()
+                .find(|(prefix, _)| req.url.starts_with(prefix.as_str()))
+                .map(|(_, h)| Rc::clone(h));
+            let Some(handler) = handler else {
+                return Err(OutboundError(format!("no route to {}", req.url)));
+            };
+            let response = handler(&req)?;
+            if req.max_body_bytes.is_some_and(|max| response.body.len() > max) {
+                return Err(OutboundError("body too large".into()));
+            }
+            if !req.follow_redirects || !(300..400).contains(&response.status) {
+                return Ok(response);
+            }
+            Err(OutboundError("the fake network does not follow redirects".into()))
+        })
+    }
+    fn sleep(&self, _: u32) -> LocalBoxFuture<'_, ()> {
+        Box::pin(async {})
     }
 }
 

@@ -81,6 +81,9 @@ pub enum TokenError {
     /// `aud` is not this MCP endpoint.
     #[error("wrong audience")]
     WrongAudience,
+    /// The token's grant was revoked (found when it reached the workspace).
+    #[error("grant revoked")]
+    Revoked,
 }
 
 /// Signs an access token for `claims`, valid for `ttl_secs` from `now_ms`.

@@ -3,22 +3,32 @@
 //! environment, writes the log line, and hosts the workspace Durable Object.
 
 mod db;
+mod oauth_state;
 mod outbound;
 mod workspace_do;
 
 use std::cell::OnceCell;
 use std::rc::Rc;
 
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use worker::{Context, Date, Env, event, web_sys};
 
 use crate::config::{Config, ConfigError};
 use crate::http::{self, HttpRequest, HttpResponse, Platform, Workspaces};
+use crate::kv::{Kv, KvError};
 use crate::mcp::{MAX_BODY_BYTES, ToolBackend};
+use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
+use crate::outbound::Outbound;
 use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
 use crate::workspace::{Op, OpReply, ToolCall};
 
 /// The Durable Object binding of workspaces (wrangler.toml).
 const WORKSPACE_BINDING: &str = "WORKSPACE";
+/// The Durable Object binding of short-lived authorization state (wrangler.toml).
+const OAUTH_STATE_BINDING: &str = "OAUTH_STATE";
+/// The KV binding of OAuth clients (wrangler.toml).
+const OAUTH_KV_BINDING: &str = "OAUTH_KV";
 
 thread_local! {
     /// Vars and secrets do not change during an isolate's life, so they are parsed once and
@@ -60,6 +70,104 @@ impl Platform for EdgePlatform {
     }
     fn workspaces(&self) -> &dyn Workspaces {
         self
+    }
+    fn kv(&self) -> &dyn Kv {
+        self
+    }
+    fn objects(&self) -> &dyn AuthObjects {
+        self
+    }
+    fn outbound(&self) -> &dyn Outbound {
+        &outbound::WorkerFetch
+    }
+}
+
+impl Kv for EdgePlatform {
+    fn get(&self, key: String) -> LocalBoxFuture<'_, Result<Option<String>, KvError>> {
+        Box::pin(async move {
+            let kv = self.env.kv(OAUTH_KV_BINDING).map_err(|e| KvError(e.to_string()))?;
+            kv.get(&key).text().await.map_err(|e| KvError(e.to_string()))
+        })
+    }
+    fn put(&self, key: String, value: String, ttl_secs: u32) -> LocalBoxFuture<'_, Result<(), KvError>> {
+        Box::pin(async move {
+            let kv = self.env.kv(OAUTH_KV_BINDING).map_err(|e| KvError(e.to_string()))?;
+            kv.put(&key, value)
+                .map_err(|e| KvError(e.to_string()))?
+                .expiration_ttl(u64::from(ttl_secs.max(crate::kv::MIN_TTL_SECS)))
+                .execute()
+                .await
+                .map_err(|e| KvError(e.to_string()))
+        })
+    }
+    fn delete(&self, key: String) -> LocalBoxFuture<'_, Result<(), KvError>> {
+        Box::pin(async move {
+            let kv = self.env.kv(OAUTH_KV_BINDING).map_err(|e| KvError(e.to_string()))?;
+            kv.delete(&key).await.map_err(|e| KvError(e.to_string()))
+        })
+    }
+}
+
+/// POSTs a JSON operation to a Durable Object stub and decodes its JSON answer (one JS crossing
+/// each way, through the `call_object` helper below).
+async fn ask_object<Op: Serialize, Reply: DeserializeOwned>(
+    stub: worker::Stub,
+    url: &str,
+    op: &Op,
+) -> Result<Reply, ObjectError> {
+    let body = serde_json::to_string(op).map_err(|e| ObjectError::Failed(format!("encoding: {e}")))?;
+    let stub = stub.into_rpc::<wasm_bindgen::JsValue>();
+    let answer = worker::wasm_bindgen_futures::JsFuture::from(call_object(&stub, url, body))
+        .await
+        .map_err(|e| ObjectError::Failed(format!("object fetch: {e:?}")))?
+        .as_string()
+        .unwrap_or_default();
+    let (status, text) = answer.split_once('\n').unwrap_or(("", &answer));
+    if status != "200" {
+        return Err(ObjectError::Failed(format!("object answered {status}: {text}")));
+    }
+    serde_json::from_str::<Reply>(text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
+}
+
+impl AuthObjects for EdgePlatform {
+    fn state(
+        &self,
+        name: String,
+        op: state::StateOp,
+    ) -> LocalBoxFuture<'_, Result<state::StateReply, ObjectError>> {
+        Box::pin(async move {
+            let stub = self
+                .env
+                .durable_object(OAUTH_STATE_BINDING)
+                .and_then(|ns| ns.get_by_name(&name))
+                .map_err(|e| ObjectError::Failed(format!("state stub: {e}")))?;
+            ask_object(stub, "https://oauth-state/op", &op).await
+        })
+    }
+
+    fn account(
+        &self,
+        at: AccountAddr,
+        op: grants::AccountOp,
+    ) -> LocalBoxFuture<'_, Result<grants::AccountReply, ObjectError>> {
+        Box::pin(async move {
+            let ns = self
+                .env
+                .durable_object(WORKSPACE_BINDING)
+                .map_err(|e| ObjectError::Failed(format!("workspace namespace: {e}")))?;
+            let stub = match &at {
+                AccountAddr::Workspace(ws) => {
+                    ns.get_by_name(ws).map_err(|e| ObjectError::Failed(format!("workspace stub: {e}")))?
+                }
+                // A string that is not an id of this namespace throws: a forged routing id.
+                AccountAddr::Route(route) => ns
+                    .id_from_string(route)
+                    .map_err(|_| ObjectError::Unroutable)?
+                    .get_stub()
+                    .map_err(|e| ObjectError::Failed(format!("workspace stub: {e}")))?,
+            };
+            ask_object(stub, "https://workspace/account", &op).await
+        })
     }
 }
 

@@ -1,6 +1,6 @@
 //! [`Outbound`] over the Workers `fetch`, with a timeout.
 
-use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit};
+use worker::{AbortController, Delay, Fetch, Headers, Method, Request, RequestInit, RequestRedirect};
 
 use crate::outbound::{Outbound, OutboundError, OutboundRequest, OutboundResponse};
 use crate::tools::registry::LocalBoxFuture;
@@ -18,6 +18,9 @@ async fn send(req: OutboundRequest) -> Result<OutboundResponse, OutboundError> {
     let controller = AbortController::default();
     let mut init = RequestInit::new();
     init.with_method(method).with_headers(headers);
+    if !req.follow_redirects {
+        init.with_redirect(RequestRedirect::Manual);
+    }
     if let Some(body) = req.body {
         init.with_body(Some(js_sys::Uint8Array::from(body.as_slice()).into()));
     }
@@ -25,7 +28,7 @@ async fn send(req: OutboundRequest) -> Result<OutboundResponse, OutboundError> {
     let fetch = Fetch::Request(request);
     let signal = controller.signal();
     let timeout = Delay::from(std::time::Duration::from_millis(u64::from(req.timeout_ms)));
-    first_of(fetch.send_with_signal(&signal), timeout, controller).await
+    first_of(fetch.send_with_signal(&signal), timeout, controller, req.max_body_bytes).await
 }
 
 /// Whichever finishes first: the response, or the timeout (which aborts the request).
@@ -33,6 +36,7 @@ async fn first_of(
     fetch: impl std::future::Future<Output = worker::Result<worker::Response>>,
     timeout: Delay,
     controller: AbortController,
+    max_body: Option<usize>,
 ) -> Result<OutboundResponse, OutboundError> {
     use std::future::Future;
     use std::pin::pin;
@@ -55,8 +59,32 @@ async fn first_of(
     };
     let mut response = result.map_err(|e| OutboundError(e.to_string()))?;
     let headers = response.headers().entries().map(|(k, v)| (k.to_ascii_lowercase(), v)).collect();
-    let body = response.bytes().await.map_err(|e| OutboundError(e.to_string()))?;
+    let body = match max_body {
+        None => response.bytes().await.map_err(|e| OutboundError(e.to_string()))?,
+        Some(limit) => read_at_most(&mut response, limit).await?,
+    };
     Ok(OutboundResponse { status: response.status_code(), headers, body })
+}
+
+/// Reads the body chunk by chunk and gives up past `limit` bytes, so that a hostile server
+/// cannot make the Worker buffer an unbounded body.
+async fn read_at_most(response: &mut worker::Response, limit: usize) -> Result<Vec<u8>, OutboundError> {
+    use futures_util::StreamExt as _;
+    let declared =
+        response.headers().get("content-length").ok().flatten().and_then(|v| v.trim().parse::<usize>().ok());
+    if declared.is_some_and(|n| n > limit) {
+        return Err(OutboundError(format!("body larger than {limit} bytes")));
+    }
+    let mut stream = response.stream().map_err(|e| OutboundError(e.to_string()))?;
+    let mut body = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| OutboundError(e.to_string()))?;
+        if body.len() + chunk.len() > limit {
+            return Err(OutboundError(format!("body larger than {limit} bytes")));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
 
 impl Outbound for WorkerFetch {

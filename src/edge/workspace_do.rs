@@ -1,6 +1,7 @@
 //! The workspace Durable Object: one per workspace, holding its SQLite database. Tool calls,
-//! ops (web page, webhooks, sandbox pages) and the alarm run here, next to the data, one at a
-//! time per workspace. After each, the alarm is armed for the next due job of the scheduler.
+//! ops (web page, webhooks, sandbox pages), the user's OAuth grants and browser sessions
+//! (`oauth::grants`) and the alarm run here, next to the data, one at a time per workspace.
+//! After each, the alarm is armed for the next due job of the scheduler.
 
 use std::cell::Cell;
 
@@ -9,6 +10,7 @@ use worker::{DurableObject, Env, Request, Response, ScheduledTime, State, durabl
 
 use super::db::DoDb;
 use super::outbound::WorkerFetch;
+use crate::oauth::grants::{self, AccountOp};
 use crate::workspace::{self, Op, Services, ToolCall};
 
 /// A workspace's Durable Object (SQLite-backed; see `docs/storage.md`).
@@ -51,6 +53,14 @@ impl DurableObject for Workspace {
                 Ok(op) => match workspace::handle_op(&svc, op).await {
                     Ok(reply) => Response::from_json(&reply),
                     Err(e) => Response::error(format!("op failed: {e}"), 500),
+                },
+                Err(e) => Response::error(format!("bad op: {e}"), 400),
+            },
+            // The object's id is the routing id carried by the user's opaque tokens.
+            "/account" => match req.json::<AccountOp>().await {
+                Ok(op) => match grants::apply(&db, &self.state.id().to_string(), op, svc.now_ms) {
+                    Ok(reply) => Response::from_json(&reply),
+                    Err(e) => Response::error(format!("grants: {e}"), 500),
                 },
                 Err(e) => Response::error(format!("bad op: {e}"), 400),
             },

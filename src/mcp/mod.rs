@@ -55,6 +55,9 @@ pub enum McpReply {
     },
     /// The token lacks the scope for a requested tool: HTTP 403 `insufficient_scope`.
     InsufficientScope,
+    /// The token's grant was revoked (seen when a tool reached the workspace): HTTP 401
+    /// `invalid_token`, so the client authorizes again.
+    GrantRevoked,
 }
 
 /// What happened, for the request's log line.
@@ -132,6 +135,7 @@ pub async fn handle(
                             (200, jsonrpc::error_json(Some(&id), &error))
                         }
                         Answer::Forbidden => return McpReply::InsufficientScope,
+                        Answer::Revoked => return McpReply::GrantRevoked,
                     }
                 }
                 Err((id, error)) => {
@@ -183,6 +187,7 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
                 Answer::Result(result) => answers.push(jsonrpc::result_raw(&id, &result)),
                 Answer::Error(error) => answers.push(jsonrpc::error_json(Some(&id), &error)),
                 Answer::Forbidden => return McpReply::InsufficientScope,
+                Answer::Revoked => return McpReply::GrantRevoked,
             },
             Err((id, error)) => answers.push(jsonrpc::error_json(id.as_ref(), &error)),
         }
@@ -251,6 +256,8 @@ enum Answer {
     Error(RpcError),
     /// HTTP 403 for the whole POST.
     Forbidden,
+    /// HTTP 401 for the whole POST: the token's grant is gone.
+    Revoked,
 }
 
 struct Dispatch<'a> {
@@ -353,8 +360,12 @@ impl Dispatch<'_> {
             tools::Outcome::Ok => "ok",
             tools::Outcome::Refused => "refused",
             tools::Outcome::Failed => "failed",
+            tools::Outcome::Revoked => "unauthorized",
         };
         trace.detail.clone_from(&outcome.detail);
+        if outcome.outcome == tools::Outcome::Revoked {
+            return Answer::Revoked;
+        }
         Answer::Result(outcome.to_wire(self.version).to_string())
     }
 }

@@ -153,6 +153,8 @@ pub enum Outcome {
     Refused,
     /// An internal failure.
     Failed,
+    /// The access token's grant was revoked: the whole request gets HTTP 401 `invalid_token`.
+    Revoked,
 }
 
 /// A finished tool call, as the workspace Durable Object returns it to the Worker.
@@ -186,6 +188,18 @@ impl ToolOutcome {
         }
         result["content"] = Value::Array(content);
         result
+    }
+
+    /// The answer to a call made with an access token whose grant is no longer live.
+    pub fn revoked(tool: &str) -> ToolOutcome {
+        ToolOutcome {
+            text: format!(
+                "This connection was disconnected from VibeSell, so {tool} did not run. Connect again."
+            ),
+            structured: None,
+            outcome: Outcome::Revoked,
+            detail: Some("grant revoked".into()),
+        }
     }
 
     /// A refusal built outside a handler (unknown arguments shape, storage failure).

@@ -57,6 +57,18 @@ pub const ALL: &[Migration] = &[
              VALUES (NEW.id, NEW.updated_at, NEW.updated_by, NEW.updated_client, OLD.status, NEW.status, NEW.result); END",
         ],
     },
+    // The user's OAuth grants and browser sessions (`oauth::grants`).
+    Migration {
+        name: "0004_oauth_grants",
+        statements: &[
+            "CREATE TABLE IF NOT EXISTS oauth_grants (id TEXT PRIMARY KEY, subject TEXT NOT NULL, client_id TEXT NOT NULL, client_name TEXT NOT NULL, redirect_uri TEXT NOT NULL, redirect_uri_in_request INTEGER NOT NULL, scope TEXT NOT NULL, app INTEGER NOT NULL, resource TEXT NOT NULL, refresh INTEGER NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, activated_at INTEGER, last_used_at INTEGER NOT NULL, revoked_at INTEGER, revoked_reason TEXT)",
+            "CREATE TABLE IF NOT EXISTS oauth_codes (hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, code_challenge TEXT NOT NULL, expires_at INTEGER NOT NULL, used_at INTEGER)",
+            "CREATE INDEX IF NOT EXISTS oauth_codes_grant ON oauth_codes (grant_id)",
+            "CREATE TABLE IF NOT EXISTS oauth_refresh_tokens (hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, rotated_at INTEGER, successor_salt TEXT, access_jti TEXT NOT NULL, access_iat INTEGER NOT NULL, access_scope TEXT NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS oauth_refresh_tokens_grant ON oauth_refresh_tokens (grant_id)",
+            "CREATE TABLE IF NOT EXISTS web_sessions (hash TEXT PRIMARY KEY, subject TEXT NOT NULL, display TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]

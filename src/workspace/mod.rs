@@ -104,6 +104,16 @@ pub async fn call_tool_opened(
         }
         *opened.owner.borrow_mut() = Some(call.principal.subject.clone());
     }
+    // A token minted by the authorization server names its grant: once the user or the client
+    // revokes it (or a replayed code or refresh token ends it), its access tokens stop here,
+    // before any tool touches the workspace.
+    if let Some(grant_id) = &call.principal.grant_id {
+        match crate::oauth::grants::is_active(db, grant_id, &call.principal.subject, now_ms) {
+            Ok(true) => {}
+            Ok(false) => return ToolOutcome::revoked(&call.tool),
+            Err(e) => return refuse(Refusal::from(e)),
+        }
+    }
     let cx =
         ToolCx { db, principal: &call.principal, config, now_ms, request_id: &call.request_id, outbound };
     tool.call(&cx, call.arguments).await
@@ -113,23 +123,28 @@ pub async fn call_tool_opened(
 /// anyone else (defence in depth: the workspace id comes from a signed token, but a token for
 /// another user must never open this workspace).
 pub fn open(db: &dyn Db, principal: &Principal, now_ms: i64) -> Result<(), Refusal> {
+    open_for(db, &principal.subject, &principal.workspace, now_ms)
+}
+
+/// [`open`] for a subject and workspace id (the authorization server opens a workspace when it
+/// records a grant or a browser session, before any token exists).
+pub fn open_for(db: &dyn Db, subject: &str, workspace: &str, now_ms: i64) -> Result<(), Refusal> {
     migrations::apply(db, now_ms)?;
     let owner: Option<MetaValue> = db.row("SELECT value FROM meta WHERE key = 'owner'", vec![])?;
     match owner {
-        Some(MetaValue { value }) if value == principal.subject => Ok(()),
+        Some(MetaValue { value }) if value == subject => Ok(()),
         Some(_) => Err(Refusal::Internal(format!(
-            "workspace {} is owned by another subject than {}",
-            principal.workspace, principal.subject
+            "workspace {workspace} is owned by another subject than {subject}"
         ))),
         None => {
             db.batch(vec![
                 crate::store::Stmt::new(
                     "INSERT OR IGNORE INTO meta (key, value) VALUES ('owner', ?)",
-                    vec![principal.subject.clone().into()],
+                    vec![subject.into()],
                 ),
                 crate::store::Stmt::new(
                     "INSERT OR IGNORE INTO meta (key, value) VALUES ('workspace', ?)",
-                    vec![principal.workspace.clone().into()],
+                    vec![workspace.into()],
                 ),
                 crate::store::Stmt::new(
                     "INSERT OR IGNORE INTO meta (key, value) VALUES ('created_at', ?)",

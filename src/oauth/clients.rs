@@ -1,0 +1,614 @@
+//! OAuth clients: registered metadata (RFC 7591 §2), where records live, how a client is found
+//! and how it authenticates at the token and revocation endpoints.
+//!
+//! A dynamically registered client is stored in KV under `client:<id>`. KV is eventually
+//! consistent across locations, and a client registered from Anthropic's cloud is used seconds
+//! later from the user's browser elsewhere; so registration also writes the record to the
+//! `OAuthState` object `client:<id>` (one location, strongly consistent), which [`find`] asks
+//! when KV misses. That copy is only needed until KV has propagated and is purged after a day.
+//!
+//! A `client_id` that is an https URL is a Client ID Metadata Document (`cimd.rs`).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::error::{ErrorCode, OAuthError};
+use super::form::Form;
+use super::state::{EntryKind, StateOp, StateReply};
+use super::{AuthObjects, cimd, redirect};
+use crate::auth::ScopeSet;
+use crate::config::Config;
+use crate::http::HttpRequest;
+use crate::ids;
+use crate::kv::Kv;
+use crate::outbound::Outbound;
+
+/// KV records of dynamically registered clients expire when unused this long; using a client
+/// renews its record (see [`renew_if_old`]).
+pub const CLIENT_TTL_SECS: u32 = 180 * 86_400;
+/// A record older than this is written again when the client is used.
+const RENEW_AFTER_MS: i64 = 30 * 86_400_000;
+/// How long the strongly consistent fallback copy of a new registration is kept.
+pub const FALLBACK_TTL_MS: i64 = 86_400_000;
+
+/// At most this many redirect URIs per client.
+pub const MAX_REDIRECT_URIS: usize = 10;
+
+/// How a client authenticates at the token endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AuthMethod {
+    /// A public client (PKCE only): Claude, Claude Code, the MCP SDK.
+    None,
+    /// `client_secret` in the form body.
+    ClientSecretPost,
+    /// HTTP Basic with the client id and secret.
+    ClientSecretBasic,
+}
+
+impl AuthMethod {
+    fn parse(s: &str) -> Option<AuthMethod> {
+        match s {
+            "none" => Some(AuthMethod::None),
+            "client_secret_post" => Some(AuthMethod::ClientSecretPost),
+            "client_secret_basic" => Some(AuthMethod::ClientSecretBasic),
+            _ => None,
+        }
+    }
+}
+
+/// Validated client metadata, as registered and echoed back. Field order is fixed, so the
+/// serialisation is canonical: identical metadata gives the identical public client id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Metadata {
+    /// Where authorization responses may go.
+    pub redirect_uris: Vec<String>,
+    /// Token endpoint authentication.
+    pub token_endpoint_auth_method: AuthMethod,
+    /// `authorization_code`, and `refresh_token` unless the client left it out.
+    pub grant_types: Vec<String>,
+    /// `code`.
+    pub response_types: Vec<String>,
+    /// Shown at consent (untrusted text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_name: Option<String>,
+    /// The client's home page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_uri: Option<String>,
+    /// Its logo (never loaded by our pages, which fetch nothing from third parties).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logo_uri: Option<String>,
+    /// Its terms of service.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tos_uri: Option<String>,
+    /// Its privacy policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_uri: Option<String>,
+    /// The most it will ask for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// Contacts.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contacts: Vec<String>,
+    /// Software identifier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub software_id: Option<String>,
+    /// Software version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub software_version: Option<String>,
+    /// `web` or `native`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub application_type: Option<String>,
+}
+
+/// Where a client's record came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// Dynamic registration.
+    Dcr,
+    /// A Client ID Metadata Document.
+    Cimd,
+}
+
+/// A stored client.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Client {
+    /// The client id (`vsc_…`, or the metadata document's URL).
+    pub client_id: String,
+    /// Its metadata.
+    #[serde(flatten)]
+    pub metadata: Metadata,
+    /// When it was registered (seconds, RFC 7591 §3.2.1).
+    pub client_id_issued_at: i64,
+    /// SHA-256 of the secret of a confidential client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret_hash: Option<String>,
+    /// Dynamic registration or metadata document.
+    pub source: Source,
+    /// When this record was written (ms), to renew it.
+    pub stored_at: i64,
+}
+
+impl Client {
+    /// The name to show: the registered one, or the host its responses go to.
+    pub fn display_name(&self) -> String {
+        match &self.metadata.client_name {
+            Some(name) => name.clone(),
+            None => self
+                .metadata
+                .redirect_uris
+                .first()
+                .map_or_else(|| "An app".into(), |u| redirect::display_host(u)),
+        }
+    }
+
+    /// PRODUCT §3: the Claude app is a client whose redirect URIs all sit on the configured app
+    /// origins.
+    pub fn is_app(&self, config: &Config) -> bool {
+        !self.metadata.redirect_uris.is_empty()
+            && self
+                .metadata
+                .redirect_uris
+                .iter()
+                .all(|u| redirect::origin(u).is_some_and(|o| config.app_origins.contains(&o)))
+    }
+
+    /// Whether the client may use refresh tokens.
+    pub fn refresh_allowed(&self) -> bool {
+        self.metadata.grant_types.iter().any(|g| g == "refresh_token")
+    }
+
+    /// The registered redirect URI matching a request's (RFC 8252 loopback ports allowed).
+    pub fn redirect_matching(&self, presented: &str) -> Option<&str> {
+        self.metadata.redirect_uris.iter().map(String::as_str).find(|r| redirect::matches(r, presented))
+    }
+
+    /// The RFC 7591 §3.2.1 response body; the secret only when just issued. No `null`s.
+    pub fn registration_response(&self, secret: Option<&str>) -> Value {
+        let mut body = match serde_json::to_value(&self.metadata) {
+            Ok(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        body.insert("client_id".into(), Value::from(self.client_id.as_str()));
+        body.insert("client_id_issued_at".into(), Value::from(self.client_id_issued_at));
+        if let Some(secret) = secret {
+            body.insert("client_secret".into(), Value::from(secret));
+            // RFC 7591 §3.2.1: required with a secret; 0 means it does not expire.
+            body.insert("client_secret_expires_at".into(), Value::from(0));
+        }
+        Value::Object(body)
+    }
+}
+
+fn invalid(description: impl Into<String>) -> OAuthError {
+    OAuthError::new(ErrorCode::InvalidClientMetadata, description)
+}
+
+/// Characters that make a name lie about itself: controls and bidirectional overrides.
+fn deceptive(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+fn text_field(doc: &Map<String, Value>, name: &str, max_chars: usize) -> Result<Option<String>, OAuthError> {
+    match doc.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => {
+            let s = s.trim();
+            if s.is_empty() {
+                Ok(None)
+            } else if s.chars().count() > max_chars || s.chars().any(deceptive) {
+                Err(invalid(format!(
+                    "{name} must be at most {max_chars} characters without control characters."
+                )))
+            } else {
+                Ok(Some(s.to_owned()))
+            }
+        }
+        Some(_) => Err(invalid(format!("{name} must be a string."))),
+    }
+}
+
+fn https_field(doc: &Map<String, Value>, name: &str) -> Result<Option<String>, OAuthError> {
+    let Some(s) = text_field(doc, name, redirect::MAX_URI_BYTES)? else { return Ok(None) };
+    let ok = url::Url::parse(&s).is_ok_and(|u| {
+        u.scheme() == "https" && u.host_str().is_some() && u.username().is_empty() && u.password().is_none()
+    });
+    if !ok {
+        return Err(invalid(format!("{name} must be an https URL.")));
+    }
+    Ok(Some(s))
+}
+
+fn string_list(doc: &Map<String, Value>, name: &str) -> Result<Option<Vec<String>>, OAuthError> {
+    match doc.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|v| {
+                v.as_str()
+                    .map(str::to_owned)
+                    .ok_or_else(|| invalid(format!("{name} must be an array of strings.")))
+            })
+            .collect::<Result<Vec<_>, _>>()
+            .map(Some),
+        Some(_) => Err(invalid(format!("{name} must be an array of strings."))),
+    }
+}
+
+/// Validates client metadata: a registration request, or a fetched metadata document
+/// (`for_cimd`: then only public clients are possible).
+pub fn validate_metadata(doc: &Map<String, Value>, for_cimd: bool) -> Result<Metadata, OAuthError> {
+    let redirect_uris = string_list(doc, "redirect_uris")?.unwrap_or_default();
+    if redirect_uris.is_empty() || redirect_uris.len() > MAX_REDIRECT_URIS {
+        return Err(OAuthError::new(
+            ErrorCode::InvalidRedirectUri,
+            format!("redirect_uris must list 1 to {MAX_REDIRECT_URIS} URIs."),
+        ));
+    }
+    for (i, uri) in redirect_uris.iter().enumerate() {
+        redirect::validate(uri).map_err(|why| OAuthError::new(ErrorCode::InvalidRedirectUri, why))?;
+        if redirect_uris[..i].contains(uri) {
+            return Err(OAuthError::new(ErrorCode::InvalidRedirectUri, "redirect_uris has duplicates."));
+        }
+    }
+    if doc.contains_key("jwks") || doc.contains_key("jwks_uri") {
+        return Err(invalid("This server does not accept key-based client authentication (jwks, jwks_uri)."));
+    }
+    let method = match doc.get("token_endpoint_auth_method") {
+        None | Some(Value::Null) if for_cimd => AuthMethod::None,
+        // RFC 7591 §2: the default is client_secret_basic.
+        None | Some(Value::Null) => AuthMethod::ClientSecretBasic,
+        Some(Value::String(s)) => AuthMethod::parse(s).ok_or_else(|| {
+            invalid("token_endpoint_auth_method must be none, client_secret_post or client_secret_basic.")
+        })?,
+        Some(_) => return Err(invalid("token_endpoint_auth_method must be a string.")),
+    };
+    if for_cimd && method != AuthMethod::None {
+        // A metadata document cannot establish a shared secret.
+        return Err(invalid("A client metadata document must use token_endpoint_auth_method none."));
+    }
+    let grant_types = string_list(doc, "grant_types")?
+        .unwrap_or_else(|| vec!["authorization_code".into(), "refresh_token".into()]);
+    if !grant_types.iter().all(|g| g == "authorization_code" || g == "refresh_token")
+        || !grant_types.iter().any(|g| g == "authorization_code")
+    {
+        return Err(invalid("grant_types must be authorization_code, optionally with refresh_token."));
+    }
+    let response_types = string_list(doc, "response_types")?.unwrap_or_else(|| vec!["code".into()]);
+    if response_types.is_empty() || response_types.iter().any(|r| r != "code") {
+        return Err(invalid("response_types must be [\"code\"]."));
+    }
+    let scope = text_field(doc, "scope", 200)?;
+    if let Some(scope) = &scope {
+        let set = ScopeSet::parse(scope).map_err(|e| invalid(format!("scope: {e}; use mcp and mcp:act.")))?;
+        if !set.read && !set.act {
+            return Err(invalid("scope must name mcp or mcp:act."));
+        }
+    }
+    let application_type = text_field(doc, "application_type", 16)?;
+    if application_type.as_deref().is_some_and(|a| a != "web" && a != "native") {
+        return Err(invalid("application_type must be web or native."));
+    }
+    let contacts = string_list(doc, "contacts")?.unwrap_or_default();
+    if contacts.len() > 5 || contacts.iter().any(|c| c.len() > 254 || c.chars().any(deceptive)) {
+        return Err(invalid("contacts must list at most 5 addresses."));
+    }
+    Ok(Metadata {
+        redirect_uris,
+        token_endpoint_auth_method: method,
+        grant_types,
+        response_types,
+        client_name: text_field(doc, "client_name", 100)?,
+        client_uri: https_field(doc, "client_uri")?,
+        logo_uri: https_field(doc, "logo_uri")?,
+        tos_uri: https_field(doc, "tos_uri")?,
+        policy_uri: https_field(doc, "policy_uri")?,
+        scope,
+        contacts,
+        software_id: text_field(doc, "software_id", 128)?,
+        software_version: text_field(doc, "software_version", 64)?,
+        application_type,
+    })
+}
+
+/// The id of a public client: derived from its metadata, so that registering the same metadata
+/// again (Claude registers on every new connection) gives the same client.
+pub fn public_client_id(metadata: &Metadata) -> String {
+    let canonical = serde_json::to_string(metadata).unwrap_or_default();
+    let digest = ids::sha256_hex(format!("dcr-v1:{canonical}").as_bytes());
+    format!("vsc_{}", &digest[..32])
+}
+
+/// Whether `s` has the shape of our client ids (checked before any lookup).
+pub fn is_dcr_client_id(s: &str) -> bool {
+    s.strip_prefix("vsc_").is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+/// The KV key of a client record.
+pub fn kv_key(client_id: &str) -> String {
+    format!("client:{client_id}")
+}
+
+/// The `OAuthState` object holding a new client's fallback copy.
+pub fn fallback_object(client_id: &str) -> String {
+    format!("client:{client_id}")
+}
+
+/// Stores a new registration: the fallback copy first (which also settles concurrent identical
+/// registrations on one record), then KV. Answers the stored record.
+pub async fn store(
+    kv: &dyn Kv,
+    objects: &dyn AuthObjects,
+    client: Client,
+    now_ms: i64,
+) -> Result<Client, OAuthError> {
+    let doc = serde_json::to_string(&client).map_err(|e| OAuthError::unavailable(e.to_string()))?;
+    let op = StateOp::Put {
+        kind: EntryKind::Client,
+        key: client.client_id.clone(),
+        binding: String::new(),
+        doc,
+        expires_at: now_ms + FALLBACK_TTL_MS,
+    };
+    let stored = match objects.state(fallback_object(&client.client_id), op).await {
+        Ok(StateReply::Doc { doc: Some(doc) }) => serde_json::from_str::<Client>(&doc)
+            .map_err(|e| OAuthError::unavailable(format!("stored client: {e}")))?,
+        Ok(other) => return Err(OAuthError::unavailable(format!("client fallback answered {other:?}"))),
+        Err(e) => return Err(OAuthError::unavailable(format!("client fallback: {e}"))),
+    };
+    let doc = serde_json::to_string(&stored).map_err(|e| OAuthError::unavailable(e.to_string()))?;
+    kv.put(kv_key(&stored.client_id), doc, CLIENT_TTL_SECS)
+        .await
+        .map_err(|e| OAuthError::unavailable(e.to_string()))?;
+    Ok(stored)
+}
+
+/// Finds a client by id: KV, then the fallback copy; or, for an https client id, its metadata
+/// document (cached). `Ok(None)` for an unknown client; `Err` only when storage or the network
+/// failed, or a metadata document is invalid.
+pub async fn find(
+    config: &Config,
+    kv: &dyn Kv,
+    objects: &dyn AuthObjects,
+    outbound: &dyn Outbound,
+    client_id: &str,
+    now_ms: i64,
+) -> Result<Option<Client>, OAuthError> {
+    if client_id.starts_with("https://") || client_id.starts_with("http://") {
+        return cimd::client(config, kv, outbound, client_id, now_ms).await.map(Some);
+    }
+    if !is_dcr_client_id(client_id) {
+        return Ok(None);
+    }
+    let decode = |doc: &str| {
+        serde_json::from_str::<Client>(doc)
+            .map_err(|e| OAuthError::unavailable(format!("client record: {e}")))
+    };
+    match kv.get(kv_key(client_id)).await {
+        Ok(Some(doc)) => return decode(&doc).map(Some),
+        Ok(None) => {}
+        Err(e) => return Err(OAuthError::unavailable(e.to_string())),
+    }
+    let op = StateOp::Peek { kind: EntryKind::Client, key: client_id.to_owned(), binding: String::new() };
+    match objects.state(fallback_object(client_id), op).await {
+        Ok(StateReply::Doc { doc: Some(doc) }) => decode(&doc).map(Some),
+        Ok(_) => Ok(None),
+        Err(e) => Err(OAuthError::unavailable(format!("client fallback: {e}"))),
+    }
+}
+
+/// Writes a dynamically registered client's record again when it is old, so that clients in use
+/// never expire. Best effort: a failure only shortens the record's life.
+pub async fn renew_if_old(kv: &dyn Kv, client: &Client, now_ms: i64) -> Result<(), String> {
+    if client.source != Source::Dcr || now_ms - client.stored_at < RENEW_AFTER_MS {
+        return Ok(());
+    }
+    let renewed = Client { stored_at: now_ms, ..client.clone() };
+    let doc = serde_json::to_string(&renewed).map_err(|e| e.to_string())?;
+    kv.put(kv_key(&client.client_id), doc, CLIENT_TTL_SECS).await.map_err(|e| e.to_string())
+}
+
+/// Credentials presented at the token or revocation endpoint.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Presented {
+    /// The client id.
+    pub client_id: String,
+    /// The secret, if one was sent.
+    pub secret: Option<String>,
+    /// How it was sent.
+    pub method: AuthMethod,
+}
+
+/// Reads client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded id and secret) or the
+/// form. Both at once, or a Basic header that does not parse, is refused.
+pub fn presented(req: &HttpRequest, form: &Form) -> Result<Presented, OAuthError> {
+    let basic = req.header("authorization").map(|h| {
+        let (scheme, value) = h.trim().split_once(' ').unwrap_or((h, ""));
+        if !scheme.eq_ignore_ascii_case("basic") {
+            return Err(OAuthError::client(
+                "Only HTTP Basic client authentication is accepted in the Authorization header.",
+            ));
+        }
+        use base64::Engine as _;
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(value.trim())
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| OAuthError::client("The Basic credentials are malformed."))?;
+        let (id, secret) = decoded
+            .split_once(':')
+            .ok_or_else(|| OAuthError::client("The Basic credentials are malformed."))?;
+        let decode = |s: &str| {
+            url::form_urlencoded::parse(format!("x={s}").as_bytes())
+                .next()
+                .map(|(_, v)| v.into_owned())
+                .unwrap_or_default()
+        };
+        Ok((decode(id), decode(secret)))
+    });
+    let form_id = form.get("client_id")?;
+    let form_secret = form.get("client_secret")?;
+    match basic.transpose()? {
+        Some((id, secret)) => {
+            if form_secret.is_some() {
+                return Err(OAuthError::request("Use one client authentication method, not two."));
+            }
+            if form_id.is_some_and(|f| f != id) {
+                return Err(OAuthError::request("client_id differs from the Basic credentials."));
+            }
+            if id.is_empty() {
+                return Err(OAuthError::client("The Basic credentials name no client."));
+            }
+            Ok(Presented { client_id: id, secret: Some(secret), method: AuthMethod::ClientSecretBasic })
+        }
+        None => {
+            let client_id = form_id.ok_or_else(|| OAuthError::client("client_id is required."))?.to_owned();
+            let method = if form_secret.is_some() { AuthMethod::ClientSecretPost } else { AuthMethod::None };
+            Ok(Presented { client_id, secret: form_secret.map(str::to_owned), method })
+        }
+    }
+}
+
+/// Checks presented credentials against the client's registration: the registered method, and
+/// the secret compared by hash in constant time.
+pub fn authenticate(client: &Client, presented: &Presented) -> Result<(), OAuthError> {
+    if presented.method != client.metadata.token_endpoint_auth_method {
+        return Err(OAuthError::client("Use the client authentication method this client registered.")
+            .logged(format!(
+                "method {:?} for a {:?} client",
+                presented.method, client.metadata.token_endpoint_auth_method
+            )));
+    }
+    match (&client.secret_hash, &presented.secret) {
+        (None, None) => Ok(()),
+        (Some(hash), Some(secret))
+            if ids::constant_time_eq(ids::sha256_hex(secret.as_bytes()).as_bytes(), hash.as_bytes()) =>
+        {
+            Ok(())
+        }
+        _ => Err(OAuthError::client("The client credentials are invalid.").logged("bad client secret")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn meta(v: Value) -> Result<Metadata, OAuthError> {
+        validate_metadata(v.as_object().unwrap(), false)
+    }
+
+    #[test]
+    fn validates_registrations() {
+        let m = meta(json!({"redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "client_name": " Claude ", "token_endpoint_auth_method": "none"})).unwrap();
+        assert_eq!(m.client_name.as_deref(), Some("Claude"));
+        assert_eq!(m.grant_types, vec!["authorization_code", "refresh_token"]);
+        assert_eq!(m.response_types, vec!["code"]);
+        let confidential = meta(json!({"redirect_uris": ["https://a.example/cb"]})).unwrap();
+        assert_eq!(
+            confidential.token_endpoint_auth_method,
+            AuthMethod::ClientSecretBasic,
+            "RFC 7591 default"
+        );
+        for (bad, code) in [
+            (json!({}), "invalid_redirect_uri"),
+            (json!({"redirect_uris": []}), "invalid_redirect_uri"),
+            (json!({"redirect_uris": "https://a.example/cb"}), "invalid_client_metadata"),
+            (json!({"redirect_uris": ["http://a.example/cb"]}), "invalid_redirect_uri"),
+            (
+                json!({"redirect_uris": ["https://a.example/cb", "https://a.example/cb"]}),
+                "invalid_redirect_uri",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "grant_types": ["client_credentials"]}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "grant_types": ["refresh_token"]}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "response_types": ["token"]}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "token_endpoint_auth_method": "private_key_jwt"}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "jwks_uri": "https://a.example/jwks"}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "client_name": "x".repeat(101)}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "client_name": "Claude\u{202e}evil"}),
+                "invalid_client_metadata",
+            ),
+            (json!({"redirect_uris": ["https://a.example/cb"], "client_name": 5}), "invalid_client_metadata"),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "logo_uri": "javascript:alert(1)"}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "scope": "mcp admin"}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "application_type": "desktop"}),
+                "invalid_client_metadata",
+            ),
+        ] {
+            let err = meta(bad.clone()).unwrap_err();
+            assert_eq!(err.code.as_str(), code, "{bad}: {err:?}");
+        }
+        let many: Vec<String> = (0..11).map(|i| format!("https://a.example/{i}")).collect();
+        assert!(meta(json!({ "redirect_uris": many })).is_err());
+    }
+
+    #[test]
+    fn public_ids_follow_the_metadata() {
+        let a = meta(json!({"redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "token_endpoint_auth_method": "none", "client_name": "Claude"})).unwrap();
+        let b = meta(json!({"client_name": "Claude", "token_endpoint_auth_method": "none", "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "unknown": 1})).unwrap();
+        assert_eq!(
+            public_client_id(&a),
+            public_client_id(&b),
+            "field order and unknown fields do not matter"
+        );
+        let c = meta(json!({"redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "token_endpoint_auth_method": "none", "client_name": "Claude 2"})).unwrap();
+        assert_ne!(public_client_id(&a), public_client_id(&c));
+        assert!(is_dcr_client_id(&public_client_id(&a)));
+        assert!(!is_dcr_client_id("vsc_../../x"));
+    }
+
+    #[test]
+    fn detects_the_claude_app() {
+        let config = crate::testing::test_config();
+        let client = |uris: Vec<&str>| Client {
+            client_id: "vsc_x".into(),
+            metadata: meta(json!({"redirect_uris": uris, "token_endpoint_auth_method": "none"})).unwrap(),
+            client_id_issued_at: 0,
+            secret_hash: None,
+            source: Source::Dcr,
+            stored_at: 0,
+        };
+        assert!(client(vec!["https://claude.ai/api/mcp/auth_callback"]).is_app(&config));
+        assert!(
+            client(vec![
+                "https://claude.ai/api/mcp/auth_callback",
+                "https://claude.com/api/mcp/auth_callback"
+            ])
+            .is_app(&config)
+        );
+        assert!(
+            !client(vec!["https://claude.ai/api/mcp/auth_callback", "http://localhost/callback"])
+                .is_app(&config)
+        );
+        assert!(!client(vec!["https://claude.ai.evil.com/cb"]).is_app(&config));
+        assert!(!client(vec!["https://evil.com/claude.ai"]).is_app(&config));
+    }
+}

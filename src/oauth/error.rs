@@ -1,0 +1,192 @@
+//! OAuth errors and the one place they become wire text: JSON for the token, registration and
+//! revocation endpoints (RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009 §2.2.1), query parameters for
+//! authorization responses (RFC 6749 §4.1.2.1 with RFC 9207 `iss`).
+
+use crate::http::HttpResponse;
+
+/// An OAuth error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorCode {
+    /// A parameter is missing, repeated, malformed or unsupported.
+    InvalidRequest,
+    /// Client authentication failed (unknown client, wrong secret or method): HTTP 401, which also
+    /// tells MCP clients to register again.
+    InvalidClient,
+    /// The code or refresh token is invalid, expired, used, revoked, or bound to another client
+    /// or redirect URI; or the PKCE verifier does not match.
+    InvalidGrant,
+    /// The client may not use this grant type.
+    UnauthorizedClient,
+    /// Not `authorization_code` or `refresh_token`.
+    UnsupportedGrantType,
+    /// Unknown scopes, or more than was granted.
+    InvalidScope,
+    /// The `resource` is not this server's MCP endpoint (RFC 8707 §2).
+    InvalidTarget,
+    /// The user said no.
+    AccessDenied,
+    /// Not `response_type=code`.
+    UnsupportedResponseType,
+    /// Registration: a redirect URI breaks the policy (RFC 7591 §3.2.2).
+    InvalidRedirectUri,
+    /// Registration: other metadata is invalid (RFC 7591 §3.2.2).
+    InvalidClientMetadata,
+    /// Revocation of a token type this server does not have (RFC 7009 §2.2.1).
+    UnsupportedTokenType,
+    /// A rate limit: HTTP 429 with `Retry-After`.
+    TooManyRequests,
+    /// Storage or the network failed: HTTP 503, try again.
+    TemporarilyUnavailable,
+    /// A bug or misconfiguration: HTTP 500.
+    ServerError,
+}
+
+impl ErrorCode {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidRequest => "invalid_request",
+            ErrorCode::InvalidClient => "invalid_client",
+            ErrorCode::InvalidGrant => "invalid_grant",
+            ErrorCode::UnauthorizedClient => "unauthorized_client",
+            ErrorCode::UnsupportedGrantType => "unsupported_grant_type",
+            ErrorCode::InvalidScope => "invalid_scope",
+            ErrorCode::InvalidTarget => "invalid_target",
+            ErrorCode::AccessDenied => "access_denied",
+            ErrorCode::UnsupportedResponseType => "unsupported_response_type",
+            ErrorCode::InvalidRedirectUri => "invalid_redirect_uri",
+            ErrorCode::InvalidClientMetadata => "invalid_client_metadata",
+            ErrorCode::UnsupportedTokenType => "unsupported_token_type",
+            ErrorCode::TooManyRequests => "too_many_requests",
+            ErrorCode::TemporarilyUnavailable => "temporarily_unavailable",
+            ErrorCode::ServerError => "server_error",
+        }
+    }
+
+    /// The HTTP status on the JSON endpoints.
+    pub fn status(self) -> u16 {
+        match self {
+            ErrorCode::InvalidClient => 401,
+            ErrorCode::TooManyRequests => 429,
+            ErrorCode::TemporarilyUnavailable => 503,
+            ErrorCode::ServerError => 500,
+            _ => 400,
+        }
+    }
+}
+
+/// An OAuth error with a safe description; `log` carries internal detail for the log line only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OAuthError {
+    /// The code.
+    pub code: ErrorCode,
+    /// What the client did wrong or should do, safe to show.
+    pub description: String,
+    /// For 429: seconds to wait.
+    pub retry_after_secs: Option<u32>,
+    /// Internal detail, never sent.
+    pub log: Option<String>,
+}
+
+impl OAuthError {
+    /// An error with a description.
+    pub fn new(code: ErrorCode, description: impl Into<String>) -> Self {
+        OAuthError { code, description: description.into(), retry_after_secs: None, log: None }
+    }
+
+    /// Shorthand for `invalid_request`.
+    pub fn request(description: impl Into<String>) -> Self {
+        OAuthError::new(ErrorCode::InvalidRequest, description)
+    }
+
+    /// Shorthand for `invalid_grant`.
+    pub fn grant(description: impl Into<String>) -> Self {
+        OAuthError::new(ErrorCode::InvalidGrant, description)
+    }
+
+    /// Shorthand for `invalid_client`.
+    pub fn client(description: impl Into<String>) -> Self {
+        OAuthError::new(ErrorCode::InvalidClient, description)
+    }
+
+    /// A storage or network failure: 503 with the detail logged.
+    pub fn unavailable(detail: impl Into<String>) -> Self {
+        OAuthError {
+            log: Some(detail.into()),
+            ..OAuthError::new(
+                ErrorCode::TemporarilyUnavailable,
+                "A storage service is unavailable; try again.",
+            )
+        }
+    }
+
+    /// A rate limit.
+    pub fn too_many(retry_after_secs: u32) -> Self {
+        OAuthError {
+            retry_after_secs: Some(retry_after_secs.max(1)),
+            ..OAuthError::new(ErrorCode::TooManyRequests, "Too many requests; wait and try again.")
+        }
+    }
+
+    /// Adds internal detail for the log.
+    pub fn logged(mut self, detail: impl Into<String>) -> Self {
+        self.log = Some(detail.into());
+        self
+    }
+
+    /// The JSON error response. Every OAuth JSON response is `no-store` (RFC 6749 §5.1); an
+    /// `invalid_client` carries the `WWW-Authenticate` challenge a 401 must have (RFC 6749 §5.2,
+    /// RFC 9110 §15.5.2).
+    pub fn to_wire(&self) -> HttpResponse {
+        let body = serde_json::json!({ "error": self.code.as_str(), "error_description": self.description });
+        let mut response = HttpResponse::json(self.code.status(), body.to_string())
+            .with("cache-control", "no-store")
+            .with("pragma", "no-cache");
+        if self.code == ErrorCode::InvalidClient {
+            response = response.with("www-authenticate", r#"Basic realm="VibeSell OAuth", charset="UTF-8""#);
+        }
+        if let Some(secs) = self.retry_after_secs {
+            response = response.with("retry-after", secs.to_string());
+        }
+        response
+    }
+
+    /// The query parameters of an error redirect to the client (RFC 6749 §4.1.2.1), with the
+    /// request's `state` and the issuer (RFC 9207 §2).
+    pub fn redirect_params(&self, state: Option<&str>, issuer: &str) -> Vec<(&'static str, String)> {
+        let mut params =
+            vec![("error", self.code.as_str().to_owned()), ("error_description", self.description.clone())];
+        if let Some(state) = state {
+            params.push(("state", state.to_owned()));
+        }
+        params.push(("iss", issuer.to_owned()));
+        params
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn maps_codes_to_statuses_and_headers() {
+        let e = OAuthError::client("Unknown client.").to_wire();
+        assert_eq!(e.status, 401);
+        assert!(e.header("www-authenticate").unwrap().starts_with("Basic "));
+        assert_eq!(e.header("cache-control"), Some("no-store"));
+        let body: serde_json::Value = serde_json::from_slice(&e.body).unwrap();
+        assert_eq!(
+            body,
+            serde_json::json!({"error": "invalid_client", "error_description": "Unknown client."})
+        );
+        assert_eq!(OAuthError::grant("x").to_wire().status, 400);
+        let limited = OAuthError::too_many(0).to_wire();
+        assert_eq!((limited.status, limited.header("retry-after")), (429, Some("1")));
+        let down = OAuthError::unavailable("kv: boom");
+        assert_eq!(down.to_wire().status, 503);
+        assert!(!String::from_utf8(down.to_wire().body).unwrap().contains("boom"), "details stay in the log");
+        let params = OAuthError::new(ErrorCode::AccessDenied, "No.").redirect_params(Some("s"), "http://i");
+        assert_eq!(params.last().unwrap(), &("iss", "http://i".to_owned()));
+        assert!(params.contains(&("state", "s".to_owned())));
+    }
+}

@@ -1,0 +1,74 @@
+//! Request budgets for the OAuth endpoints: a token bucket per client address in the
+//! `OAuthState` object `rl:<address>` (IPv6 addresses count per /64, the block one subscriber
+//! usually holds).
+//!
+//! What is counted: registrations that create a client (registering identical metadata again is
+//! free, since Claude does it for every new connection from a few shared addresses), token
+//! requests per user grant (the routing id in the code or refresh token), and authorization
+//! requests and sign-in attempts. A storage failure lets the request through and is logged:
+//! rate limiting must not become an outage.
+
+use std::net::IpAddr;
+
+use super::AuthObjects;
+use super::error::OAuthError;
+use super::state::{StateOp, StateReply};
+use crate::config::Limit;
+use crate::http::HttpRequest;
+use crate::mcp::Trace;
+
+/// The client's address as Cloudflare reports it (`CF-Connecting-IP`, set by the edge and not
+/// forgeable there), reduced to its /64 for IPv6.
+pub fn client_address(req: &HttpRequest) -> String {
+    let Some(raw) = req.header("cf-connecting-ip") else { return "unknown".into() };
+    match raw.trim().parse::<IpAddr>() {
+        Ok(IpAddr::V4(v4)) => v4.to_string(),
+        Ok(IpAddr::V6(v6)) => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        Err(_) => "unknown".into(),
+    }
+}
+
+/// Spends one request of `bucket` for this client address.
+pub async fn check(
+    objects: &dyn AuthObjects,
+    req: &HttpRequest,
+    bucket: &str,
+    limit: Limit,
+    trace: &mut Trace,
+) -> Result<(), OAuthError> {
+    let name = format!("rl:{}", client_address(req));
+    let op =
+        StateOp::Hit { bucket: bucket.to_owned(), capacity: limit.capacity, window_secs: limit.window_secs };
+    match objects.state(name, op).await {
+        Ok(StateReply::Limited { retry_after_secs }) => {
+            trace.detail = Some(format!("rate limited: {bucket}"));
+            Err(OAuthError::too_many(retry_after_secs))
+        }
+        Ok(_) => Ok(()),
+        Err(e) => {
+            trace.detail = Some(format!("rate limiter unavailable (request allowed): {e}"));
+            Ok(())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_by_address() {
+        let req = |ip: &str| HttpRequest {
+            headers: vec![("cf-connecting-ip".into(), ip.into())],
+            ..HttpRequest::default()
+        };
+        assert_eq!(client_address(&req("203.0.113.7")), "203.0.113.7");
+        assert_eq!(client_address(&req("2001:db8:1:2:3:4:5:6")), "2001:db8:1:2::/64");
+        assert_eq!(client_address(&req("2001:db8:1:2:ffff::1")), "2001:db8:1:2::/64");
+        assert_eq!(client_address(&req("nonsense")), "unknown");
+        assert_eq!(client_address(&HttpRequest::default()), "unknown");
+    }
+}

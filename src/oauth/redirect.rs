@@ -1,0 +1,222 @@
+//! Redirect URI rules: what a client may register (or list in its metadata document) and how an
+//! authorization request's `redirect_uri` is matched against it.
+//!
+//! Policy (MCP authorization §security: redirect URIs must be https or loopback; RFC 9700 §4.1:
+//! exact matching; RFC 8252 §7.3: loopback ports may vary):
+//! - `https://…`, or `http://` on a loopback host (`127.0.0.0/8`, `[::1]`, `localhost`);
+//! - no fragment, no userinfo, no wildcard, no dot segments, no whitespace or control
+//!   characters, at most [`MAX_URI_BYTES`];
+//! - a request matches a registered URI when the strings are equal, or when both are loopback
+//!   `http` URIs on the same host with the same path and query, whatever the ports.
+
+use url::Url;
+
+/// Longest redirect URI accepted.
+pub const MAX_URI_BYTES: usize = 512;
+
+/// Checks a redirect URI against the policy; `Err` says why, for the client.
+pub fn validate(raw: &str) -> Result<Url, String> {
+    if raw.is_empty() || raw.len() > MAX_URI_BYTES {
+        return Err(format!("Redirect URIs must be 1 to {MAX_URI_BYTES} bytes."));
+    }
+    if raw.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("Redirect URIs must not contain spaces or control characters.".into());
+    }
+    if raw.contains('#') {
+        return Err("Redirect URIs must not have a fragment.".into());
+    }
+    if raw.contains('*') {
+        return Err("Redirect URIs must not contain wildcards.".into());
+    }
+    if raw.contains('\\') {
+        return Err("Redirect URIs must not contain backslashes.".into());
+    }
+    let url = Url::parse(raw).map_err(|_| "A redirect URI is not an absolute URL.".to_owned())?;
+    match url.scheme() {
+        "https" => {}
+        "http" if is_loopback(&url) => {}
+        "http" => return Err("Redirect URIs must use https, except on a loopback address.".into()),
+        _ => return Err("Redirect URIs must use https (or http on a loopback address).".into()),
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("Redirect URIs must name a host.".into());
+    }
+    // `Url` strips an empty userinfo (`https://@host`); the raw authority must not have any.
+    let authority = raw.split_once("://").map_or("", |(_, rest)| rest.split(['/', '?']).next().unwrap_or(""));
+    if !url.username().is_empty() || url.password().is_some() || authority.contains('@') {
+        return Err("Redirect URIs must not contain a user name or password.".into());
+    }
+    if has_dot_segment(raw) {
+        return Err("Redirect URIs must not contain . or .. path segments.".into());
+    }
+    Ok(url)
+}
+
+/// Whether the raw path has `.` or `..` segments (including percent-encoded dots), which a URL
+/// parser would silently resolve into a different path than the one compared.
+fn has_dot_segment(raw: &str) -> bool {
+    let after_scheme = raw.split_once("://").map_or(raw, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+    let path = path.split('?').next().unwrap_or("");
+    path.split('/').any(|segment| {
+        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
+        decoded == "." || decoded == ".."
+    })
+}
+
+/// Whether a URL's host is loopback.
+pub fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+/// Whether a raw redirect URI is on a loopback host (for the consent page's warning).
+pub fn is_loopback_uri(raw: &str) -> bool {
+    Url::parse(raw).is_ok_and(|u| is_loopback(&u))
+}
+
+/// Whether the requested `presented` URI matches the registered one.
+pub fn matches(registered: &str, presented: &str) -> bool {
+    if validate(presented).is_err() {
+        return false;
+    }
+    if registered == presented {
+        return true;
+    }
+    let (Ok(r), Ok(p)) = (Url::parse(registered), Url::parse(presented)) else { return false };
+    // RFC 8252 §7.3: a native app's loopback listener gets an ephemeral port. Same scheme, same
+    // host spelling (no cross-matching of localhost and 127.0.0.1), same path and query.
+    r.scheme() == "http"
+        && p.scheme() == "http"
+        && is_loopback(&r)
+        && is_loopback(&p)
+        && r.host_str() == p.host_str()
+        && r.path() == p.path()
+        && r.query() == p.query()
+}
+
+/// The origin of a redirect URI (`https://claude.ai`), for app detection and CSP.
+pub fn origin(raw: &str) -> Option<String> {
+    let url = Url::parse(raw).ok()?;
+    match url.origin() {
+        url::Origin::Tuple(..) => Some(url.origin().ascii_serialization()),
+        url::Origin::Opaque(_) => None,
+    }
+}
+
+/// The host (with a non-default port) to show the user.
+pub fn display_host(raw: &str) -> String {
+    Url::parse(raw)
+        .ok()
+        .and_then(|u| {
+            let host = u.host_str()?.to_owned();
+            Some(match u.port() {
+                Some(port) if !is_loopback(&u) => format!("{host}:{port}"),
+                _ => host,
+            })
+        })
+        .unwrap_or_else(|| "an unknown site".to_owned())
+}
+
+/// Appends query parameters to a redirect URI, keeping its own query (RFC 6749 §3.1.2).
+pub fn with_params(base: &str, params: &[(&str, String)]) -> String {
+    let Ok(mut url) = Url::parse(base) else { return base.to_owned() };
+    {
+        let mut query = url.query_pairs_mut();
+        for (k, v) in params {
+            query.append_pair(k, v);
+        }
+    }
+    url.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_https_and_loopback() {
+        for ok in [
+            "https://claude.ai/api/mcp/auth_callback",
+            "https://claude.com/api/mcp/auth_callback?x=1",
+            "http://localhost/callback",
+            "http://localhost:6274/oauth/callback",
+            "http://127.0.0.1:33418/callback",
+            "http://127.9.9.9/cb",
+            "http://[::1]:8080/cb",
+            "https://app.example.com:8443/cb",
+        ] {
+            assert!(validate(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn refuses_everything_else() {
+        for (bad, why) in [
+            ("http://example.com/cb", "https"),
+            ("http://127.0.0.1.nip.io/cb", "https"),
+            ("javascript:alert(1)", "https"),
+            ("JAVASCRIPT:alert(1)", "https"),
+            ("data:text/html,hi", "https"),
+            ("vbscript:x", "https"),
+            ("file:///etc/passwd", "https"),
+            ("cursor://anysphere.cursor-mcp/oauth/callback", "https"),
+            ("https://claude.ai/cb#frag", "fragment"),
+            ("https://claude.ai/cb#", "fragment"),
+            ("https://user:pw@claude.ai/cb", "user name"),
+            ("https://@claude.ai/cb", "user name"),
+            ("https://*.claude.ai/cb", "wildcard"),
+            ("https://claude.ai/a/../b", "segments"),
+            ("https://claude.ai/a/%2e%2e/b", "segments"),
+            ("https://claude.ai/./b", "segments"),
+            (" https://claude.ai/cb", "spaces"),
+            ("https://claude.ai/c b", "spaces"),
+            ("https://claude.ai/cb\u{0}", "control"),
+            ("https://claude.ai\\@evil.com/", "backslash"),
+            ("/relative/cb", "absolute"),
+            ("", "bytes"),
+        ] {
+            let err = validate(bad).unwrap_err();
+            assert!(err.contains(why), "{bad}: {err}");
+        }
+        assert!(validate(&format!("https://claude.ai/{}", "a".repeat(600))).is_err());
+    }
+
+    #[test]
+    fn matches_exactly_or_by_loopback_port() {
+        let claude = "https://claude.ai/api/mcp/auth_callback";
+        assert!(matches(claude, claude));
+        for bad in [
+            "https://claude.ai/api/mcp/auth_callback/",
+            "https://CLAUDE.ai/api/mcp/auth_callback",
+            "https://claude.ai/api/mcp/auth_callback?x=1",
+            "https://claude.ai:443/api/mcp/auth_callback",
+            "https://claude.ai.evil.com/api/mcp/auth_callback",
+            "https://claude.ai/api/mcp/auth_callback#x",
+        ] {
+            assert!(!matches(claude, bad), "{bad}");
+        }
+        assert!(matches("http://localhost/callback", "http://localhost:51234/callback"));
+        assert!(matches("http://127.0.0.1:3000/callback", "http://127.0.0.1:4000/callback"));
+        assert!(!matches("http://127.0.0.1/callback", "http://localhost:4000/callback"), "no cross-matching");
+        assert!(!matches("http://127.0.0.1/callback", "http://127.0.0.1:4000/other"));
+        assert!(!matches("http://127.0.0.1/callback", "http://127.0.0.1:4000/callback?x=1"));
+        assert!(!matches("https://app.example.com:1/cb", "https://app.example.com:2/cb"), "only loopback");
+    }
+
+    #[test]
+    fn derives_origins_hosts_and_params() {
+        assert_eq!(origin("https://claude.ai/api/mcp/auth_callback").as_deref(), Some("https://claude.ai"));
+        assert_eq!(origin("http://127.0.0.1:5/cb").as_deref(), Some("http://127.0.0.1:5"));
+        assert_eq!(display_host("https://app.example.com:8443/cb"), "app.example.com:8443");
+        assert_eq!(display_host("http://127.0.0.1:5/cb"), "127.0.0.1");
+        assert_eq!(
+            with_params("https://c.example/cb?a=1", &[("code", "x y".into()), ("iss", "http://i".into())]),
+            "https://c.example/cb?a=1&code=x+y&iss=http%3A%2F%2Fi"
+        );
+    }
+}

@@ -1,0 +1,270 @@
+//! Short-lived authorization state, kept in `OAuthState` Durable Objects (SQLite), one object per
+//! secret it guards: `flow:<hash>` for a pending authorization request, `signin:<hash>` for an
+//! OpenID sign-in round trip, `client:<id>` for a just-registered client (the fallback while KV
+//! propagates), `rl:<ip>` for the rate-limit buckets of one client address.
+//!
+//! A Durable Object runs one request at a time and every operation here is synchronous SQL with
+//! no await in between, so a `Take` is an atomic single use and a `Hit` an atomic
+//! read-modify-write. Entries carry an expiry; the object's alarm purges them and, once nothing
+//! is left, deletes the object's storage (`edge::oauth_state`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::{Db, Stmt, StoreError};
+
+/// What an entry holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntryKind {
+    /// A pending authorization request (`authorize::Pending`).
+    Pending,
+    /// An OpenID sign-in in progress (`oidc::SigninState`).
+    Signin,
+    /// A registered client (`clients::Client`).
+    Client,
+}
+
+impl EntryKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Pending => "pending",
+            EntryKind::Signin => "signin",
+            EntryKind::Client => "client",
+        }
+    }
+}
+
+/// An operation on one `OAuthState` object.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum StateOp {
+    /// Stores an entry unless one is already under the key; answers with the stored document.
+    Put {
+        /// What it is.
+        kind: EntryKind,
+        /// Its key (a hash of the secret that names it, or a client id).
+        key: String,
+        /// A hash of the browser binding (cookie), or empty.
+        binding: String,
+        /// The JSON document.
+        doc: String,
+        /// When it stops existing (ms).
+        expires_at: i64,
+    },
+    /// Reads an unexpired entry with this binding without consuming it.
+    Peek {
+        /// What it is.
+        kind: EntryKind,
+        /// Its key.
+        key: String,
+        /// The binding it must have.
+        binding: String,
+    },
+    /// Reads and deletes an unexpired entry with this binding: single use.
+    Take {
+        /// What it is.
+        kind: EntryKind,
+        /// Its key.
+        key: String,
+        /// The binding it must have.
+        binding: String,
+    },
+    /// Spends one request from a token bucket.
+    Hit {
+        /// The bucket's name.
+        bucket: String,
+        /// Burst size, and requests per window.
+        capacity: u32,
+        /// Seconds to refill the bucket.
+        window_secs: u32,
+    },
+}
+
+/// The answer to a [`StateOp`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reply", rename_all = "snake_case")]
+pub enum StateReply {
+    /// The entry's document, if there is one.
+    Doc {
+        /// The JSON document.
+        doc: Option<String>,
+    },
+    /// The request fits the budget.
+    Allowed,
+    /// Over budget.
+    Limited {
+        /// Seconds until one request fits again.
+        retry_after_secs: u32,
+    },
+}
+
+const SCHEMA: [&str; 2] = [
+    "CREATE TABLE IF NOT EXISTS entries (kind TEXT NOT NULL, key TEXT NOT NULL, binding TEXT NOT NULL, doc TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (kind, key))",
+    "CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, tokens REAL NOT NULL, updated_at INTEGER NOT NULL, full_at INTEGER NOT NULL)",
+];
+
+fn ensure_schema(db: &dyn Db) -> Result<(), StoreError> {
+    db.batch(SCHEMA.iter().map(|sql| Stmt::new(sql, vec![])).collect()).map(drop)
+}
+
+#[derive(Deserialize)]
+struct DocRow {
+    doc: String,
+}
+
+#[derive(Deserialize)]
+struct BucketRow {
+    tokens: f64,
+    updated_at: i64,
+}
+
+/// Runs one operation.
+pub fn apply(db: &dyn Db, op: StateOp, now_ms: i64) -> Result<StateReply, StoreError> {
+    ensure_schema(db)?;
+    match op {
+        StateOp::Put { kind, key, binding, doc, expires_at } => {
+            let results = db.batch(vec![
+                Stmt::new("DELETE FROM entries WHERE expires_at <= ?", vec![now_ms.into()]),
+                Stmt::new(
+                    "INSERT OR IGNORE INTO entries (kind, key, binding, doc, expires_at) VALUES (?, ?, ?, ?, ?)",
+                    vec![kind.as_str().into(), key.clone().into(), binding.into(), doc.into(), expires_at.into()],
+                ),
+                Stmt::new(
+                    "SELECT doc FROM entries WHERE kind = ? AND key = ?",
+                    vec![kind.as_str().into(), key.into()],
+                ),
+            ])?;
+            let stored: Option<DocRow> = results.last().map(|rows| rows.first()).transpose()?.flatten();
+            Ok(StateReply::Doc { doc: stored.map(|r| r.doc) })
+        }
+        StateOp::Peek { kind, key, binding } => {
+            let row: Option<DocRow> = db.row(
+                "SELECT doc FROM entries WHERE kind = ? AND key = ? AND binding = ? AND expires_at > ?",
+                vec![kind.as_str().into(), key.into(), binding.into(), now_ms.into()],
+            )?;
+            Ok(StateReply::Doc { doc: row.map(|r| r.doc) })
+        }
+        StateOp::Take { kind, key, binding } => {
+            // One statement: the read and the delete cannot be separated.
+            let row: Option<DocRow> = db.row(
+                "DELETE FROM entries WHERE kind = ? AND key = ? AND binding = ? AND expires_at > ? RETURNING doc",
+                vec![kind.as_str().into(), key.into(), binding.into(), now_ms.into()],
+            )?;
+            Ok(StateReply::Doc { doc: row.map(|r| r.doc) })
+        }
+        StateOp::Hit { bucket, capacity, window_secs } => hit(db, &bucket, capacity, window_secs, now_ms),
+    }
+}
+
+/// A token bucket: `capacity` tokens, refilled at `capacity` per window; each request takes one.
+fn hit(
+    db: &dyn Db,
+    bucket: &str,
+    capacity: u32,
+    window_secs: u32,
+    now_ms: i64,
+) -> Result<StateReply, StoreError> {
+    let capacity = f64::from(capacity.max(1));
+    let window_ms = f64::from(window_secs.max(1)) * 1000.0;
+    let rate = capacity / window_ms; // tokens per ms
+    let row: Option<BucketRow> =
+        db.row("SELECT tokens, updated_at FROM buckets WHERE name = ?", vec![bucket.into()])?;
+    let tokens =
+        row.map_or(capacity, |r| (r.tokens + (now_ms - r.updated_at).max(0) as f64 * rate).min(capacity));
+    // A hair of tolerance: refill arithmetic in floats must not make a full wait fall short.
+    let (left, reply) = if tokens >= 1.0 - 1e-9 {
+        ((tokens - 1.0).max(0.0), StateReply::Allowed)
+    } else {
+        let wait_ms = (1.0 - tokens) / rate;
+        // Less a microsecond of float noise, so that a 30 s wait says 30, not 31.
+        (
+            tokens,
+            StateReply::Limited { retry_after_secs: ((wait_ms - 0.001) / 1000.0).ceil().max(1.0) as u32 },
+        )
+    };
+    let full_at = now_ms + ((capacity - left) / rate).ceil() as i64;
+    db.exec(
+        "INSERT INTO buckets (name, tokens, updated_at, full_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, updated_at = excluded.updated_at, full_at = excluded.full_at",
+        vec![bucket.into(), left.into(), now_ms.into(), full_at.into()],
+    )?;
+    Ok(reply)
+}
+
+/// When the last thing in the object expires (a full bucket is as good as none), if anything is
+/// there: the time for the object's alarm.
+pub fn last_expiry(db: &dyn Db) -> Result<Option<i64>, StoreError> {
+    ensure_schema(db)?;
+    let rows = db.query(Stmt::new(
+        "SELECT MAX(t) FROM (SELECT MAX(expires_at) AS t FROM entries UNION ALL SELECT MAX(full_at) AS t FROM buckets)",
+        vec![],
+    ))?;
+    Ok(rows.scalar_i64())
+}
+
+/// Deletes what has expired; answers whether the object is now empty.
+pub fn purge(db: &dyn Db, now_ms: i64) -> Result<bool, StoreError> {
+    ensure_schema(db)?;
+    db.batch(vec![
+        Stmt::new("DELETE FROM entries WHERE expires_at <= ?", vec![now_ms.into()]),
+        Stmt::new("DELETE FROM buckets WHERE full_at <= ?", vec![now_ms.into()]),
+    ])?;
+    Ok(last_expiry(db)?.is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{MemoryDb, NOW_MS};
+
+    fn put(db: &dyn Db, key: &str, doc: &str, expires_at: i64) -> Option<String> {
+        let op = StateOp::Put {
+            kind: EntryKind::Pending,
+            key: key.into(),
+            binding: "b".into(),
+            doc: doc.into(),
+            expires_at,
+        };
+        match apply(db, op, NOW_MS).unwrap() {
+            StateReply::Doc { doc } => doc,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn take(db: &dyn Db, key: &str, binding: &str, now: i64) -> Option<String> {
+        let op = StateOp::Take { kind: EntryKind::Pending, key: key.into(), binding: binding.into() };
+        match apply(db, op, now).unwrap() {
+            StateReply::Doc { doc } => doc,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn entries_are_single_use_bound_and_expiring() {
+        let db = MemoryDb::new();
+        assert_eq!(put(&db, "k", "one", NOW_MS + 1000).as_deref(), Some("one"));
+        assert_eq!(put(&db, "k", "two", NOW_MS + 1000).as_deref(), Some("one"), "insert-or-ignore");
+        let peek = StateOp::Peek { kind: EntryKind::Pending, key: "k".into(), binding: "b".into() };
+        assert_eq!(apply(&db, peek, NOW_MS).unwrap(), StateReply::Doc { doc: Some("one".into()) });
+        assert_eq!(take(&db, "k", "other", NOW_MS), None, "wrong binding");
+        assert_eq!(take(&db, "k", "b", NOW_MS + 1000), None, "expired");
+        assert_eq!(take(&db, "k", "b", NOW_MS).as_deref(), Some("one"));
+        assert_eq!(take(&db, "k", "b", NOW_MS), None, "single use");
+        assert_eq!(last_expiry(&db).unwrap(), None);
+    }
+
+    #[test]
+    fn buckets_refill_evenly() {
+        let db = MemoryDb::new();
+        let hit = |now: i64| {
+            apply(&db, StateOp::Hit { bucket: "register".into(), capacity: 2, window_secs: 60 }, now).unwrap()
+        };
+        assert_eq!(hit(NOW_MS), StateReply::Allowed);
+        assert_eq!(hit(NOW_MS), StateReply::Allowed);
+        assert_eq!(hit(NOW_MS), StateReply::Limited { retry_after_secs: 30 });
+        assert_eq!(hit(NOW_MS + 29_000), StateReply::Limited { retry_after_secs: 1 });
+        assert_eq!(hit(NOW_MS + 31_000), StateReply::Allowed);
+        assert!(last_expiry(&db).unwrap().is_some());
+        assert!(!purge(&db, NOW_MS + 31_000).unwrap());
+        assert!(purge(&db, NOW_MS + 200_000).unwrap(), "a full bucket is forgotten");
+    }
+}
