@@ -9,6 +9,7 @@
 //! `crate::oauth`.
 
 use crate::auth::bearer::{self, AuthError};
+use crate::billing_http;
 use crate::config::{self, Config, MCP_PATH};
 use crate::kv::Kv;
 use crate::mcp::{self, McpReply, McpRequest, ToolBackend, Trace};
@@ -153,6 +154,13 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
         ("POST", oauth::REGISTER_PATH) => oauth::register::handle(req, config, platform, &mut trace).await,
         ("OPTIONS", oauth::REGISTER_PATH) => metadata::public_preflight("POST"),
         (_, oauth::REGISTER_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
+        ("POST", "/v1/stripe/webhook") => {
+            billing_http::stripe_webhook(req, config, platform, &mut trace).await
+        }
+        ("GET", "/billing/return") => billing_http::return_page(req),
+        (_, p) if p.starts_with("/sandbox/checkout/") || p.starts_with("/sandbox/portal/") => {
+            billing_http::sandbox_page(req, config, platform, &mut trace).await
+        }
         _ => {
             trace.outcome = "http_error";
             error_response(404, "not_found", "Nothing here.")

@@ -326,3 +326,27 @@ fn unknown_paths_are_404() {
     req.path = "/health".into();
     assert_eq!(platform.send(&req).0.status, 200);
 }
+
+#[test]
+fn billing_routes_exist_only_when_configured() {
+    let sandbox = TestPlatform::new();
+    let mut webhook = request("POST", &[("stripe-signature", "t=1,v1=00")], "{}");
+    webhook.path = "/v1/stripe/webhook".into();
+    assert_eq!(sandbox.send(&webhook).0.status, 404, "no webhook secret, no endpoint");
+
+    let live = TestPlatform::with_vars(&[("PROVIDER_MODE", "live"), ("STRIPE_WEBHOOK_SECRET", "whsec_x")]);
+    let (r, trace) = live.send(&webhook);
+    assert_eq!(r.status, 400);
+    assert_eq!(trace.detail.as_deref(), Some("no matching signature"));
+    let mut page = request("GET", &[], "");
+    page.path = format!("/sandbox/checkout/ws_{}/cs_sandbox_{}", "0".repeat(24), "0".repeat(32));
+    assert_eq!(live.send(&page).0.status, 404, "no sandbox pages in live mode");
+    let (r, _) = sandbox.send(&page);
+    assert_eq!(r.status, 404, "an unknown session");
+    page.path = "/billing/return".into();
+    page.query = Some("checkout=cancel".into());
+    let (r, _) = sandbox.send(&page);
+    assert_eq!(r.status, 200);
+    assert!(String::from_utf8_lossy(&r.body).contains("Nothing was charged"));
+    assert!(r.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+}

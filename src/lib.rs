@@ -6,8 +6,10 @@
 //! module that names the `worker` crate (compiled for wasm32 only). See `ARCHITECTURE.md`.
 
 pub mod auth;
+pub mod billing_http;
 pub mod card;
 pub mod config;
+pub mod form;
 pub mod http;
 pub mod ids;
 pub mod kv;
@@ -16,6 +18,7 @@ pub mod mcp;
 pub mod oauth;
 pub mod outbound;
 pub mod plans;
+pub mod providers;
 pub mod store;
 pub mod tools;
 pub mod workspace;

@@ -250,6 +250,20 @@ impl TestPlatform {
         keys
     }
 
+    /// A platform with extra or overriding vars on top of the test configuration.
+    pub fn with_vars(extra: &[(&str, &str)]) -> Self {
+        let mut vars: HashMap<&str, &str> = [
+            ("PUBLIC_URL", "http://127.0.0.1:8787"),
+            ("PROVIDER_MODE", "sandbox"),
+            ("JWT_SIGNING_KEYS", DEV_KEYS),
+        ]
+        .into_iter()
+        .collect();
+        vars.extend(extra.iter().copied());
+        let config = Config::from_lookup(|k| vars.get(k).map(|v| (*v).to_owned()));
+        TestPlatform { config, ..TestPlatform::new() }
+    }
+
     /// A platform whose configuration is broken.
     pub fn misconfigured() -> Self {
         TestPlatform { config: Err(ConfigError::Missing("PUBLIC_URL")), ..TestPlatform::new() }
@@ -515,5 +529,58 @@ impl Action for Probe {
                 )],
             }),
         }
+    }
+}
+
+// ---- a scripted outbound HTTP fake ----------------------------------------------------------
+
+use crate::outbound::{Outbound, OutboundError, OutboundRequest, OutboundResponse};
+
+/// An [`Outbound`] that records every request and answers from a script, in order.
+#[derive(Default)]
+pub struct FakeOutbound {
+    /// Every request sent, in order.
+    pub requests: RefCell<Vec<OutboundRequest>>,
+    responses: RefCell<std::collections::VecDeque<Result<OutboundResponse, OutboundError>>>,
+    /// Total milliseconds slept.
+    pub slept_ms: std::cell::Cell<u64>,
+}
+
+impl FakeOutbound {
+    /// A fake that answers with `responses`, in order (then fails).
+    pub fn new(responses: Vec<Result<OutboundResponse, OutboundError>>) -> Self {
+        FakeOutbound { responses: RefCell::new(responses.into()), ..FakeOutbound::default() }
+    }
+
+    /// A JSON answer.
+    pub fn json(status: u16, body: serde_json::Value) -> Result<OutboundResponse, OutboundError> {
+        Ok(OutboundResponse {
+            status,
+            headers: vec![("content-type".into(), "application/json".into())],
+            body: body.to_string().into_bytes(),
+        })
+    }
+
+    /// The form fields of request `i`.
+    pub fn form(&self, i: usize) -> Vec<(String, String)> {
+        let requests = self.requests.borrow();
+        crate::form::parse(&String::from_utf8_lossy(requests[i].body.as_deref().unwrap_or_default()))
+    }
+
+    /// Header `name` of request `i`.
+    pub fn header(&self, i: usize, name: &str) -> Option<String> {
+        self.requests.borrow()[i].headers.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+}
+
+impl Outbound for FakeOutbound {
+    fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>> {
+        self.requests.borrow_mut().push(req);
+        let next = self.responses.borrow_mut().pop_front();
+        Box::pin(async move { next.unwrap_or_else(|| Err(OutboundError("no scripted response".into()))) })
+    }
+    fn sleep(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
+        self.slept_ms.set(self.slept_ms.get() + u64::from(ms));
+        Box::pin(async {})
     }
 }

@@ -6,6 +6,7 @@
 //! really works.
 
 pub mod approvals;
+pub mod billing;
 pub mod registry;
 pub mod schema;
 pub mod workspace;
@@ -25,10 +26,14 @@ use crate::mcp::version::Version;
 pub const ALL: &[&dyn DynTool] = &[
     // read
     &workspace::GetWorkspaceContext,
+    &billing::GetPlansAndBilling,
     &approvals::ListPendingApprovals,
     // act
     &workspace::Remember,
     &workspace::SaveOffer,
+    &billing::UpgradePlanTool,
+    &billing::StartCheckout,
+    &billing::OpenBillingPortal,
     // app
     &approvals::DecideApproval,
 ];

@@ -5,12 +5,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
+use crate::workspace::approvals::{self, Approval};
+use crate::workspace::billing;
 use crate::workspace::journey::{self, Availability, JourneyStep, NextStep, Progress, Step};
 use crate::workspace::memory::{self, Memory, Saved};
 use crate::workspace::offer::{self, Offer};
 
 /// How many notes the workspace view shows.
 const NOTES_SHOWN: i64 = 20;
+/// How many pending approvals the workspace view shows.
+const APPROVALS_SHOWN: i64 = 5;
 
 // ---- get_workspace_context ---------------------------------------------------------------
 
@@ -37,11 +41,31 @@ pub struct WorkspaceView {
     pub offer: Option<Offer>,
     /// The most recent notes, newest first.
     pub memories: Vec<Memory>,
+    /// The plan in force.
+    pub plan: PlanSummary,
+    /// Approvals waiting for the user, newest first (at most 5; list_pending_approvals has all).
+    pub pending_approvals: Vec<Approval>,
+    /// How many approvals are waiting in all.
+    pub pending_approval_count: i64,
     /// Every step of the journey with its status.
     pub journey: Vec<JourneyStep>,
     /// What to do next; absent when every step is done.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_step: Option<NextStep>,
+}
+
+/// The workspace's plan, in short (get_plans_and_billing has the details).
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanSummary {
+    /// The plan's id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// The subscription's status, or `none`.
+    pub status: String,
+    /// Whether a paid subscription is in force.
+    pub paying: bool,
 }
 
 impl Tool for GetWorkspaceContext {
@@ -59,6 +83,20 @@ impl Tool for GetWorkspaceContext {
     async fn call(&self, cx: &ToolCx<'_>, _: NoArguments) -> Result<Reply<WorkspaceView>, Refusal> {
         let offer = offer::load(cx.db)?.map(|(o, _)| o);
         let memories = memory::recent(cx.db, NOTES_SHOWN)?;
+        approvals::expire_overdue(cx.db, cx.now_ms)?;
+        let here = approvals::decides_here(cx);
+        let pending_approvals: Vec<Approval> = approvals::open(cx.db, cx.now_ms, APPROVALS_SHOWN)?
+            .iter()
+            .map(|r| r.view(cx.config, here, cx.now_ms))
+            .collect();
+        let pending_approval_count = approvals::count_open(cx.db, cx.now_ms)?;
+        let current = billing::current(cx.db, cx.config)?;
+        let plan = PlanSummary {
+            id: current.plan.id.clone(),
+            name: current.plan.name.clone(),
+            status: current.state.as_ref().map_or_else(|| "none".to_owned(), |s| s.status.clone()),
+            paying: current.paying,
+        };
         let mut progress = Progress::default();
         if offer.is_some() {
             progress.done.push(Step::Offer);
@@ -74,8 +112,15 @@ impl Tool for GetWorkspaceContext {
             Some(o) => text.push_str(&format!("- Offer: {} — {}\n", o.product, o.value_proposition)),
             None => text.push_str("- Offer: not described yet\n"),
         }
+        text.push_str(&format!("- Plan: {} ({})\n", plan.name, plan.status));
         let done = journey.iter().filter(|s| s.status == journey::Status::Done).count();
         text.push_str(&format!("- Journey: {done} of {} steps done\n", journey.len()));
+        if pending_approval_count > 0 {
+            text.push_str(&format!(
+                "- {pending_approval_count} approval(s) waiting for the user's decision (list_pending_approvals): {}\n",
+                pending_approvals.iter().map(|a| a.summary.as_str()).collect::<Vec<_>>().join("; ")
+            ));
+        }
         if !memories.is_empty() {
             text.push_str(&format!(
                 "- {} remembered note(s) in structuredContent.memories\n",
@@ -100,6 +145,9 @@ impl Tool for GetWorkspaceContext {
             can_act,
             offer,
             memories,
+            plan,
+            pending_approvals,
+            pending_approval_count,
             journey,
             next_step,
         };

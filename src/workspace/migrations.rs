@@ -69,6 +69,24 @@ pub const ALL: &[Migration] = &[
             "CREATE TABLE IF NOT EXISTS web_sessions (hash TEXT PRIMARY KEY, subject TEXT NOT NULL, display TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
         ],
     },
+    Migration {
+        name: "0005_billing",
+        statements: &[
+            "CREATE TABLE billing (id INTEGER PRIMARY KEY CHECK (id = 1), plan TEXT NOT NULL, status TEXT NOT NULL, \
+             customer TEXT, subscription TEXT, subscription_item TEXT, period_start INTEGER, period_end INTEGER, \
+             cancel_at_period_end INTEGER NOT NULL DEFAULT 0, event_at INTEGER NOT NULL DEFAULT 0, updated_at INTEGER NOT NULL)",
+            "CREATE TABLE billing_events (id TEXT PRIMARY KEY, type TEXT NOT NULL, created_at INTEGER NOT NULL, received_at INTEGER NOT NULL)",
+            "CREATE INDEX billing_events_received ON billing_events (received_at)",
+            "CREATE TABLE invoices (id TEXT PRIMARY KEY, amount INTEGER NOT NULL, currency TEXT NOT NULL, description TEXT NOT NULL, created_at INTEGER NOT NULL)",
+            "CREATE TABLE usage (period TEXT NOT NULL, metric TEXT NOT NULL, amount INTEGER NOT NULL, PRIMARY KEY (period, metric))",
+            "CREATE TABLE sandbox_billing_sessions (id TEXT PRIMARY KEY, kind TEXT NOT NULL, plan TEXT, customer TEXT, \
+             status TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL, completed_at INTEGER)",
+            "CREATE TABLE sandbox_billing_customers (id TEXT PRIMARY KEY, card_last4 TEXT NOT NULL, declines_charges INTEGER NOT NULL, created_at INTEGER NOT NULL)",
+            "CREATE TABLE sandbox_billing_subscriptions (id TEXT PRIMARY KEY, customer TEXT NOT NULL, item TEXT NOT NULL, plan TEXT NOT NULL, \
+             status TEXT NOT NULL, period_start INTEGER NOT NULL, period_end INTEGER NOT NULL, created_at INTEGER NOT NULL)",
+            "CREATE TABLE sandbox_billing_requests (idempotency_key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]

@@ -11,7 +11,9 @@
 //! [`next_alarm`].
 
 pub mod approvals;
+pub mod billing;
 pub mod journey;
+pub mod limits;
 pub mod memory;
 pub mod migrations;
 pub mod offer;

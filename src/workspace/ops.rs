@@ -7,7 +7,11 @@ use serde::{Deserialize, Serialize};
 
 use super::Services;
 use super::approvals::{self, Approval, Decision};
+use super::billing::{self, Applied};
 use super::migrations;
+use crate::config::ProviderMode;
+use crate::providers::billing::{BillingEvent, Invoice};
+use crate::providers::sandbox_billing::{self, PageSession, Paid};
 use crate::store::StoreError;
 
 /// One request to a workspace.
@@ -30,6 +34,30 @@ pub enum Op {
         /// Approve or reject.
         decision: Decision,
     },
+    /// A verified provider event (Stripe webhook) for this workspace.
+    BillingEvent {
+        /// The event.
+        event: BillingEvent,
+    },
+    /// A sandbox billing page: checkout session or portal session `session`.
+    SandboxPage {
+        /// `checkout` or `portal`.
+        kind: String,
+        /// The session id.
+        session: String,
+    },
+    /// Pays sandbox checkout `session` with a test card.
+    SandboxPay {
+        /// The checkout session id.
+        session: String,
+        /// The test card number.
+        card: String,
+    },
+    /// Cancels the subscription from sandbox portal `session`.
+    SandboxCancel {
+        /// The portal session id.
+        session: String,
+    },
 }
 
 /// The answer to an [`Op`].
@@ -42,6 +70,30 @@ pub enum OpReply {
         approval: Box<Approval>,
         /// Whether this request decided it (false: it was already decided; this is the outcome).
         applied: bool,
+    },
+    /// What a provider event did.
+    Billing {
+        /// Applied, duplicate, stale or unknown workspace.
+        applied: Applied,
+    },
+    /// A sandbox page's session, the workspace's plan and its recent invoices.
+    SandboxPage {
+        /// The session.
+        session: Box<PageSession>,
+        /// The plan in force, by id.
+        current_plan: String,
+        /// Recent invoices, newest first.
+        invoices: Vec<Invoice>,
+    },
+    /// What paying a sandbox checkout did.
+    SandboxPaid {
+        /// Paid (with the events applied), refused, or closed.
+        outcome: Paid,
+    },
+    /// Whether cancelling from the sandbox portal ended a subscription.
+    SandboxCanceled {
+        /// False when there was nothing to cancel.
+        canceled: bool,
     },
     /// No such thing for this user: the page answers 404.
     NotFound,
@@ -68,6 +120,54 @@ pub async fn handle_op(svc: &Services<'_>, op: Op) -> Result<OpReply, StoreError
                 },
                 None => OpReply::NotFound,
             })
+        }
+        Op::BillingEvent { event } => {
+            Ok(OpReply::Billing { applied: billing::apply_event(svc.db, svc.config, svc.now_ms, &event)? })
+        }
+        Op::SandboxPage { .. } | Op::SandboxPay { .. } | Op::SandboxCancel { .. }
+            if svc.config.provider_mode != ProviderMode::Sandbox =>
+        {
+            Ok(OpReply::NotFound)
+        }
+        Op::SandboxPage { kind, session } => {
+            let Some(page) = sandbox_billing::page_session(svc, &kind, &session)? else {
+                return Ok(OpReply::NotFound);
+            };
+            let current = billing::current(svc.db, svc.config)?;
+            Ok(OpReply::SandboxPage {
+                session: Box::new(page),
+                current_plan: current.plan.id.clone(),
+                invoices: billing::invoices(svc.db, 10)?,
+            })
+        }
+        Op::SandboxPay { session, card } => {
+            let Some(workspace) = super::workspace_id(svc.db)? else { return Ok(OpReply::NotFound) };
+            let current = billing::current(svc.db, svc.config)?;
+            let customer = current.state.as_ref().and_then(|s| s.customer.clone());
+            let outcome = sandbox_billing::pay_checkout(
+                svc,
+                &workspace,
+                &session,
+                &card,
+                customer.as_deref(),
+                current.paying,
+            )?;
+            let Some(outcome) = outcome else { return Ok(OpReply::NotFound) };
+            if let Paid::Paid { events } = &outcome {
+                // The same path as Stripe's webhooks.
+                for event in events {
+                    billing::apply_event(svc.db, svc.config, svc.now_ms, event)?;
+                }
+            }
+            Ok(OpReply::SandboxPaid { outcome })
+        }
+        Op::SandboxCancel { session } => {
+            let Some(workspace) = super::workspace_id(svc.db)? else { return Ok(OpReply::NotFound) };
+            let event = sandbox_billing::cancel_from_portal(svc, &workspace, &session)?;
+            if let Some(event) = &event {
+                billing::apply_event(svc.db, svc.config, svc.now_ms, event)?;
+            }
+            Ok(OpReply::SandboxCanceled { canceled: event.is_some() })
         }
     }
 }

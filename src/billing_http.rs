@@ -1,0 +1,378 @@
+//! The billing routes outside MCP: Stripe's signed webhook (`POST /v1/stripe/webhook`), the
+//! sandbox provider's own checkout and portal pages (`/sandbox/checkout/{ws}/{session}`,
+//! `/sandbox/portal/{ws}/{session}`, sandbox mode only), and the page the provider sends the
+//! user back to (`GET /billing/return`). Each reaches the right workspace's Durable Object
+//! through `Platform::workspaces()`.
+
+use crate::config::{Config, ProviderMode};
+use crate::form;
+use crate::http::{HttpRequest, HttpResponse, Platform, error_response};
+use crate::mcp::Trace;
+use crate::plans::Money;
+use crate::providers::sandbox_billing::{CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, PageSession, Paid};
+use crate::providers::stripe;
+use crate::workspace::approvals::when;
+use crate::workspace::billing::describe_limits;
+use crate::workspace::{Op, OpReply};
+
+/// Whether `s` is a workspace id (`ws_` + 24 hex digits, see `workspace::workspace_id_for`).
+pub fn is_workspace_id(s: &str) -> bool {
+    s.strip_prefix("ws_")
+        .is_some_and(|h| h.len() == 24 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+}
+
+fn is_session_id(s: &str, prefix: &str) -> bool {
+    s.strip_prefix(prefix).is_some_and(|h| h.len() == 32 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+fn json(status: u16, body: serde_json::Value) -> HttpResponse {
+    HttpResponse::json(status, body.to_string()).with("cache-control", "no-store")
+}
+
+// ---- the Stripe webhook ------------------------------------------------------------------
+
+/// `POST /v1/stripe/webhook`: verifies the signature over the raw body, then applies the event
+/// in the workspace named by the session's `client_reference_id` or the subscription's
+/// metadata, once per event id. 2xx tells Stripe to stop retrying; 5xx asks it to retry.
+pub async fn stripe_webhook(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+) -> HttpResponse {
+    let fail = |trace: &mut Trace, status: u16, code: &str, detail: String| {
+        trace.outcome = "webhook_refused";
+        trace.detail = Some(detail);
+        json(status, serde_json::json!({ "error": code }))
+    };
+    if config.stripe.webhook_secrets.is_empty() {
+        return fail(trace, 404, "not_found", "no STRIPE_WEBHOOK_SECRET configured".into());
+    }
+    let Some(body) = req.body.as_deref() else {
+        return fail(trace, 413, "payload_too_large", "body over 1 MiB".into());
+    };
+    let header = req.header("stripe-signature").unwrap_or_default();
+    if let Err(e) =
+        stripe::verify_signature(header, body, &config.stripe.webhook_secrets, platform.now_ms() / 1000)
+    {
+        return fail(trace, 400, "invalid_signature", e.to_string());
+    }
+    let event = match stripe::parse_event(body, &config.plans) {
+        Ok(Some(event)) if is_workspace_id(&event.workspace) => event,
+        Ok(Some(event)) => {
+            trace.outcome = "webhook_ignored";
+            trace.detail = Some(format!("event {} names no workspace of ours", event.id));
+            return json(200, serde_json::json!({ "received": true, "ignored": true }));
+        }
+        Ok(None) => {
+            trace.outcome = "webhook_ignored";
+            return json(200, serde_json::json!({ "received": true, "ignored": true }));
+        }
+        Err(e) => return fail(trace, 400, "invalid_event", e),
+    };
+    let workspace = event.workspace.clone();
+    let event_id = event.id.clone();
+    match platform.workspaces().op(&workspace, Op::BillingEvent { event }).await {
+        Ok(OpReply::Billing { applied }) => {
+            trace.outcome = "webhook_ok";
+            trace.detail = Some(format!("{event_id}: {applied:?}"));
+            let applied = serde_json::to_value(applied).unwrap_or_default();
+            json(200, serde_json::json!({ "received": true, "outcome": applied }))
+        }
+        Ok(other) => fail(trace, 500, "server_error", format!("{event_id}: unexpected reply {other:?}")),
+        Err(e) => fail(trace, 500, "server_error", format!("{event_id}: {e}")),
+    }
+}
+
+// ---- pages -------------------------------------------------------------------------------
+
+/// Escapes text for HTML.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}\
+main{max-width:30rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 1px 4px #0002}\
+h1{font-size:1.3rem;margin:0 0 .25rem}.badge{display:inline-block;background:#fff3cd;color:#7a5b00;border-radius:6px;\
+padding:.1rem .5rem;font-size:.8rem;margin-bottom:1rem}.price{font-size:2rem;font-weight:600}.muted{color:#5b6475}\
+.error{background:#fde8e8;color:#9b1c1c;padding:.6rem .8rem;border-radius:8px}.ok{background:#e6f6ec;color:#14532d;\
+padding:.6rem .8rem;border-radius:8px}label{display:block;margin:1rem 0 .3rem}input{font:inherit;width:100%;\
+box-sizing:border-box;padding:.6rem;border:1px solid #c8ccd4;border-radius:8px}button{font:inherit;margin-top:1rem;\
+width:100%;padding:.7rem;border:0;border-radius:8px;background:#3b5bdb;color:#fff;cursor:pointer}\
+button.danger{background:#c92a2a}table{width:100%;border-collapse:collapse}td{padding:.3rem 0;border-bottom:1px solid #eee}";
+
+/// A full page with the headers every HTML page of the Worker carries.
+pub fn page(status: u16, title: &str, body: &str) -> HttpResponse {
+    let html = format!(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
+         content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head>\
+         <body><main>{body}</main></body></html>",
+        escape(title)
+    );
+    HttpResponse::new(status, "text/html; charset=utf-8", html)
+        .with(
+            "content-security-policy",
+            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        )
+        .with("x-frame-options", "DENY")
+        .with("referrer-policy", "no-referrer")
+        .with("cache-control", "no-store")
+}
+
+/// `GET /billing/return`: where Stripe sends the user back after checkout or the portal.
+pub fn return_page(req: &HttpRequest) -> HttpResponse {
+    let pairs = form::parse(req.query.as_deref().unwrap_or_default());
+    let (title, text) = match (form::get(&pairs, "checkout"), form::get(&pairs, "portal")) {
+        (Some("success"), _) => (
+            "Payment received",
+            "Thank you. Your plan changes as soon as the payment is confirmed, usually within seconds.",
+        ),
+        (Some(_), _) => ("Checkout closed", "Nothing was charged."),
+        (_, Some(_)) => ("Billing updated", "Any change you made applies to your VibeSell workspace."),
+        _ => ("VibeSell billing", "Nothing to do here."),
+    };
+    page(
+        200,
+        title,
+        &format!(
+            "<h1>{}</h1><p>{}</p><p class=\"muted\">You can close this tab and go back to your conversation.</p>",
+            escape(title),
+            escape(text)
+        ),
+    )
+}
+
+fn sandbox_badge() -> &'static str {
+    "<div class=\"badge\">VibeSell sandbox: a simulation of Stripe, no real money</div>"
+}
+
+/// `/sandbox/{checkout|portal}/{ws}/{session}`: the sandbox provider's pages (sandbox mode only).
+pub async fn sandbox_page(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+) -> HttpResponse {
+    let not_found = |trace: &mut Trace| {
+        trace.outcome = "http_error";
+        error_response(404, "not_found", "Nothing here.")
+    };
+    if config.provider_mode != ProviderMode::Sandbox {
+        return not_found(trace);
+    }
+    let parts: Vec<&str> = req.path.trim_start_matches('/').split('/').collect();
+    let (kind, workspace, session) = match parts.as_slice() {
+        ["sandbox", kind @ ("checkout" | "portal"), ws, session] => (*kind, *ws, *session),
+        _ => return not_found(trace),
+    };
+    let prefix = if kind == "checkout" { "cs_sandbox_" } else { "bps_sandbox_" };
+    if !is_workspace_id(workspace) || !is_session_id(session, prefix) {
+        return not_found(trace);
+    }
+    let post = match req.method.as_str() {
+        "GET" | "HEAD" => false,
+        "POST" => true,
+        _ => {
+            trace.outcome = "http_error";
+            return error_response(405, "method_not_allowed", "Use GET or POST.").with("allow", "GET, POST");
+        }
+    };
+    // The session id in the path is the capability; a POST must also come from our own pages.
+    if post
+        && req
+            .header("origin")
+            .is_some_and(|o| crate::config::normalize_origin(o).as_deref() != Some(&config.public_url))
+    {
+        trace.outcome = "forbidden";
+        return error_response(403, "forbidden", "Cross-site form posts are refused.");
+    }
+    let fields = form::parse(&String::from_utf8_lossy(req.body.as_deref().unwrap_or_default()));
+    let op = match (kind, post) {
+        ("checkout", true) => {
+            Op::SandboxPay { session: session.into(), card: form::get(&fields, "card").unwrap_or("").into() }
+        }
+        ("portal", true) => Op::SandboxCancel { session: session.into() },
+        _ => Op::SandboxPage { kind: kind.into(), session: session.into() },
+    };
+    let reply = match platform.workspaces().op(workspace, op).await {
+        Ok(reply) => reply,
+        Err(e) => {
+            trace.outcome = "http_error";
+            trace.detail = Some(e);
+            return page(
+                500,
+                "Something went wrong",
+                "<h1>Something went wrong</h1><p>Nothing was charged. Try again.</p>",
+            );
+        }
+    };
+    match reply {
+        OpReply::SandboxPage { session: s, current_plan, .. } if kind == "checkout" => {
+            checkout_page(config, &s, &current_plan, None)
+        }
+        OpReply::SandboxPage { session: s, current_plan, invoices } => {
+            portal_page(config, &s, &current_plan, &invoices)
+        }
+        OpReply::SandboxPaid { outcome: Paid::Paid { .. } } => {
+            trace.detail = Some("sandbox checkout paid".into());
+            page(
+                200,
+                "Payment received",
+                &format!(
+                    "{}<h1>Payment received</h1><p class=\"ok\">Your VibeSell plan is updated.</p>\
+                     <p class=\"muted\">You can close this tab and go back to your conversation.</p>",
+                    sandbox_badge()
+                ),
+            )
+        }
+        OpReply::SandboxPaid { outcome: Paid::Refused { reason } } => {
+            // Show the form again with why; the session stays open.
+            match platform
+                .workspaces()
+                .op(workspace, Op::SandboxPage { kind: kind.into(), session: session.into() })
+                .await
+            {
+                Ok(OpReply::SandboxPage { session: s, current_plan, .. }) => {
+                    let mut response = checkout_page(config, &s, &current_plan, Some(&reason));
+                    response.status = 402;
+                    response
+                }
+                _ => not_found(trace),
+            }
+        }
+        OpReply::SandboxPaid { outcome: Paid::Closed { reason } } => page(
+            409,
+            "Checkout closed",
+            &format!("{}<h1>Checkout closed</h1><p>{}</p>", sandbox_badge(), escape(&reason)),
+        ),
+        OpReply::SandboxCanceled { canceled } => page(
+            200,
+            "Billing portal",
+            &format!(
+                "{}<h1>Billing portal</h1><p class=\"ok\">{}</p><p class=\"muted\">You can close this tab.</p>",
+                sandbox_badge(),
+                if canceled {
+                    "Your subscription is canceled. The workspace is back on the free plan."
+                } else {
+                    "There was no active subscription to cancel."
+                }
+            ),
+        ),
+        _ => not_found(trace),
+    }
+}
+
+fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Option<&str>) -> HttpResponse {
+    let plans = &config.plans;
+    let Some(plan) = s.plan.as_deref().and_then(|p| plans.find(p)) else {
+        return page(404, "Checkout", "<h1>This plan is no longer offered.</h1>");
+    };
+    let price = plans.price(plan).display();
+    let mut body = format!(
+        "{}<h1>Subscribe to VibeSell {}</h1><div class=\"price\">{price}<span class=\"muted\">/month</span></div>\
+         <p class=\"muted\">{}</p>",
+        sandbox_badge(),
+        escape(&plan.name),
+        escape(&describe_limits(plan))
+    );
+    match s.status.as_str() {
+        "complete" => body.push_str("<p class=\"ok\">This checkout is paid.</p>"),
+        "expired" => {
+            body.push_str("<p class=\"error\">This checkout page has expired; ask for a new one.</p>")
+        }
+        _ if current_plan == plan.id => {
+            body.push_str("<p class=\"ok\">The workspace is already on this plan.</p>")
+        }
+        _ => {
+            if let Some(error) = error {
+                body.push_str(&format!("<p class=\"error\">{}</p>", escape(error)));
+            }
+            body.push_str(&format!(
+                "<form method=\"post\"><label for=\"card\">Card number (test cards only)</label>\
+                 <input id=\"card\" name=\"card\" inputmode=\"numeric\" autocomplete=\"off\" value=\"4242 4242 4242 4242\">\
+                 <button type=\"submit\">Pay {price}</button></form>\
+                 <p class=\"muted\">Test cards: <code>{}</code> pays; <code>{}</code> pays now and declines later charges; \
+                 <code>{}</code> is declined. The page expires at {}.</p>",
+                group4(CARD_OK),
+                group4(CARD_DECLINES_LATER),
+                group4(CARD_DECLINED),
+                when(s.expires_at)
+            ));
+        }
+    }
+    page(200, "VibeSell checkout (sandbox)", &body)
+}
+
+fn group4(card: &str) -> String {
+    card.as_bytes().chunks(4).map(|c| String::from_utf8_lossy(c).into_owned()).collect::<Vec<_>>().join(" ")
+}
+
+fn portal_page(
+    config: &Config,
+    s: &PageSession,
+    current_plan: &str,
+    invoices: &[crate::providers::billing::Invoice],
+) -> HttpResponse {
+    let plans = &config.plans;
+    let mut body = format!("{}<h1>Billing portal</h1>", sandbox_badge());
+    if s.status == "expired" {
+        body.push_str("<p class=\"error\">This link has expired; ask for a new one.</p>");
+        return page(200, "Billing portal (sandbox)", &body);
+    }
+    let plan_name = plans.find(current_plan).map_or(current_plan, |p| p.name.as_str());
+    body.push_str(&format!("<p>Plan: <strong>{}</strong></p>", escape(plan_name)));
+    if let Some(card) = &s.card_last4 {
+        body.push_str(&format!("<p>Card: •••• {}</p>", escape(card)));
+    }
+    match &s.subscription {
+        Some(sub) if sub.status == "active" => {
+            if let Some(end) = sub.period_end {
+                body.push_str(&format!("<p class=\"muted\">Renews on {}.</p>", when(end)));
+            }
+            body.push_str(
+                "<form method=\"post\"><button class=\"danger\" type=\"submit\">Cancel the subscription now</button></form>",
+            );
+        }
+        Some(sub) => body.push_str(&format!("<p class=\"muted\">Subscription {}.</p>", escape(&sub.status))),
+        None => body.push_str("<p class=\"muted\">No subscription.</p>"),
+    }
+    if !invoices.is_empty() {
+        body.push_str("<h2>Invoices</h2><table>");
+        for i in invoices {
+            body.push_str(&format!(
+                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                when(i.created_at),
+                escape(&i.description),
+                Money::new(i.amount, &i.currency).display()
+            ));
+        }
+        body.push_str("</table>");
+    }
+    page(200, "Billing portal (sandbox)", &body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_escaping() {
+        assert!(is_workspace_id("ws_7774e68c50d0e5c3a9c03684"));
+        assert!(!is_workspace_id("ws_7774E68C50D0E5C3A9C03684"));
+        assert!(!is_workspace_id("ws_7774e68c50d0e5c3a9c0368"));
+        assert!(!is_workspace_id("ws_../../etc/passwd000000"));
+        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(group4("4242424242424242"), "4242 4242 4242 4242");
+    }
+}

@@ -1,0 +1,476 @@
+//! The sandbox billing provider: a Stripe-like simulation inside the Worker, so the whole loop
+//! (checkout page → payment → plan change → portal) works locally with no network and no money.
+//!
+//! Its "provider-side" state lives in the workspace's own `sandbox_billing_*` tables and is
+//! written at once, as a real provider's would be; our side of the state changes only through
+//! the same normalised events that Stripe's webhooks produce. Test cards behave like Stripe's:
+//! `4242 4242 4242 4242` pays; `4000 0000 0000 0002` is declined at checkout; `4000 0000 0000
+//! 0341` pays at checkout but declines every later charge (a card that ran out of funds).
+//! Plan changes honour idempotency keys: a retry returns the first answer and charges nothing.
+
+use serde::{Deserialize, Serialize};
+
+use super::ProviderError;
+use super::billing::{
+    BillingEvent, BillingProvider, ChangePlanRequest, CheckoutRequest, CheckoutSession, EventKind, Invoice,
+    PlanChanged, PortalRequest, PortalSession, Subscription,
+};
+use crate::ids::random_id;
+use crate::plans::Plan;
+use crate::store::{Stmt, StoreError, from_document, to_document};
+use crate::tools::registry::LocalBoxFuture;
+use crate::workspace::Services;
+
+/// A sandbox billing period.
+const PERIOD_MS: i64 = 30 * 86_400_000;
+/// How long a checkout page stays open (Stripe's default is 24 hours).
+const CHECKOUT_TTL_MS: i64 = 86_400_000;
+/// How long a portal page stays open.
+const PORTAL_TTL_MS: i64 = 3_600_000;
+
+/// Test card numbers and what they do.
+pub const CARD_OK: &str = "4242424242424242";
+/// Declined at checkout.
+pub const CARD_DECLINED: &str = "4000000000000002";
+/// Pays at checkout, declines later charges.
+pub const CARD_DECLINES_LATER: &str = "4000000000000341";
+
+/// The sandbox provider for one workspace.
+pub struct SandboxBilling<'a> {
+    svc: Services<'a>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Remembered {
+    Changed(Box<PlanChanged>),
+    Declined(String),
+}
+
+#[derive(Deserialize)]
+struct SubRow {
+    id: String,
+    customer: String,
+    item: String,
+    plan: String,
+    status: String,
+    period_start: i64,
+    period_end: i64,
+}
+
+#[derive(Deserialize)]
+struct CustomerRow {
+    declines_charges: i64,
+}
+
+impl<'a> SandboxBilling<'a> {
+    /// The provider for the workspace behind `svc`.
+    pub fn new(svc: Services<'a>) -> Self {
+        SandboxBilling { svc }
+    }
+
+    fn page_url(&self, kind: &str, workspace: &str, session: &str) -> String {
+        format!("{}/sandbox/{kind}/{workspace}/{session}", self.svc.config.public_url)
+    }
+
+    fn checkout(&self, req: &CheckoutRequest<'_>) -> Result<CheckoutSession, StoreError> {
+        let id = random_id("cs_sandbox_");
+        let expires_at = self.svc.now_ms + CHECKOUT_TTL_MS;
+        self.svc.db.batch(vec![Stmt::new(
+            "INSERT INTO sandbox_billing_sessions (id, kind, plan, customer, status, created_at, expires_at) \
+             VALUES (?, 'checkout', ?, ?, 'open', ?, ?)",
+            vec![
+                id.clone().into(),
+                req.plan.id.clone().into(),
+                req.customer.into(),
+                self.svc.now_ms.into(),
+                expires_at.into(),
+            ],
+        )])?;
+        Ok(CheckoutSession {
+            url: self.page_url("checkout", req.workspace, &id),
+            id,
+            expires_at: Some(expires_at),
+        })
+    }
+
+    fn portal(&self, req: &PortalRequest<'_>) -> Result<PortalSession, StoreError> {
+        let id = random_id("bps_sandbox_");
+        let expires_at = self.svc.now_ms + PORTAL_TTL_MS;
+        self.svc.db.batch(vec![Stmt::new(
+            "INSERT INTO sandbox_billing_sessions (id, kind, plan, customer, status, created_at, expires_at) \
+             VALUES (?, 'portal', NULL, ?, 'open', ?, ?)",
+            vec![id.clone().into(), req.customer.into(), self.svc.now_ms.into(), expires_at.into()],
+        )])?;
+        Ok(PortalSession { url: self.page_url("portal", req.workspace, &id), expires_at: Some(expires_at) })
+    }
+
+    fn change(&self, req: &ChangePlanRequest<'_>) -> Result<Result<PlanChanged, ProviderError>, StoreError> {
+        let db = self.svc.db;
+        #[derive(Deserialize)]
+        struct Stored {
+            response: String,
+        }
+        let stored: Option<Stored> = db.row(
+            "SELECT response FROM sandbox_billing_requests WHERE idempotency_key = ?",
+            vec![req.idempotency_key.clone().into()],
+        )?;
+        if let Some(stored) = stored {
+            return Ok(match from_document::<Remembered>(&stored.response)? {
+                Remembered::Changed(changed) => Ok(*changed),
+                Remembered::Declined(reason) => Err(ProviderError::Declined(reason)),
+            });
+        }
+        let sub: Option<SubRow> = db.row(
+            "SELECT id, customer, item, plan, status, period_start, period_end FROM sandbox_billing_subscriptions WHERE id = ?",
+            vec![req.subscription.into()],
+        )?;
+        let Some(sub) = sub.filter(|s| s.status == "active") else {
+            return Ok(Err(ProviderError::Rejected(format!("no active subscription {}", req.subscription))));
+        };
+        let plans = &self.svc.config.plans;
+        let old_price = plans.find(&sub.plan).map_or(0, |p| p.price_monthly);
+        let amount =
+            prorate(req.plan.price_monthly - old_price, sub.period_start, sub.period_end, self.svc.now_ms);
+        let customer: Option<CustomerRow> = db.row(
+            "SELECT declines_charges FROM sandbox_billing_customers WHERE id = ?",
+            vec![sub.customer.clone().into()],
+        )?;
+        let remember = |response: &Remembered| -> Result<Stmt, StoreError> {
+            Ok(Stmt::new(
+                "INSERT INTO sandbox_billing_requests (idempotency_key, response, created_at) VALUES (?, ?, ?)",
+                vec![
+                    req.idempotency_key.clone().into(),
+                    to_document(response)?.into(),
+                    self.svc.now_ms.into(),
+                ],
+            ))
+        };
+        if amount > 0 && customer.is_some_and(|c| c.declines_charges != 0) {
+            let reason = "Your card was declined.".to_owned();
+            db.batch(vec![remember(&Remembered::Declined(reason.clone()))?])?;
+            return Ok(Err(ProviderError::Declined(reason)));
+        }
+        let invoice = (amount > 0).then(|| Invoice {
+            id: random_id("in_sandbox_"),
+            amount,
+            currency: plans.currency.clone(),
+            description: format!("Upgrade to {} (prorated)", req.plan.name),
+            created_at: self.svc.now_ms,
+        });
+        let changed = PlanChanged {
+            subscription: Subscription {
+                id: sub.id.clone(),
+                customer: Some(sub.customer),
+                status: "active".into(),
+                plan: Some(req.plan.id.clone()),
+                item: Some(sub.item),
+                period_start: Some(sub.period_start),
+                period_end: Some(sub.period_end),
+                cancel_at_period_end: false,
+            },
+            invoice,
+        };
+        db.batch(vec![
+            Stmt::new(
+                "UPDATE sandbox_billing_subscriptions SET plan = ? WHERE id = ?",
+                vec![req.plan.id.clone().into(), sub.id.into()],
+            ),
+            remember(&Remembered::Changed(Box::new(changed.clone())))?,
+        ])?;
+        Ok(Ok(changed))
+    }
+}
+
+/// The prorated share of a monthly price difference for the rest of the period, in cents.
+pub fn prorate(difference: i64, period_start: i64, period_end: i64, now_ms: i64) -> i64 {
+    let length = period_end - period_start;
+    let left = (period_end - now_ms).clamp(0, length.max(0));
+    if length <= 0 || difference <= 0 {
+        return 0;
+    }
+    // Rounded to the nearest cent, in i128 to stay exact.
+    ((i128::from(difference) * i128::from(left) + i128::from(length) / 2) / i128::from(length)) as i64
+}
+
+fn store_err(e: StoreError) -> ProviderError {
+    ProviderError::Unavailable(format!("sandbox storage: {e}"))
+}
+
+impl BillingProvider for SandboxBilling<'_> {
+    fn create_checkout<'a>(
+        &'a self,
+        req: CheckoutRequest<'a>,
+    ) -> LocalBoxFuture<'a, Result<CheckoutSession, ProviderError>> {
+        Box::pin(async move { self.checkout(&req).map_err(store_err) })
+    }
+    fn create_portal<'a>(
+        &'a self,
+        req: PortalRequest<'a>,
+    ) -> LocalBoxFuture<'a, Result<PortalSession, ProviderError>> {
+        Box::pin(async move { self.portal(&req).map_err(store_err) })
+    }
+    fn change_plan<'a>(
+        &'a self,
+        req: ChangePlanRequest<'a>,
+    ) -> LocalBoxFuture<'a, Result<PlanChanged, ProviderError>> {
+        Box::pin(async move { self.change(&req).map_err(store_err)? })
+    }
+    fn is_simulated(&self) -> bool {
+        true
+    }
+}
+
+// ---- the sandbox's own pages ----------------------------------------------------------------
+
+/// A sandbox page session, as its page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PageSession {
+    /// `cs_sandbox_…` or `bps_sandbox_…`.
+    pub id: String,
+    /// The plan being bought (checkout).
+    pub plan: Option<String>,
+    /// `open`, `complete` or `expired`.
+    pub status: String,
+    /// When the page stops working (ms).
+    pub expires_at: i64,
+    /// The customer's subscription (portal): plan, status, renewal.
+    pub subscription: Option<Subscription>,
+    /// The last four digits of the customer's card, when known.
+    pub card_last4: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct SessionRow {
+    id: String,
+    kind: String,
+    plan: Option<String>,
+    customer: Option<String>,
+    status: String,
+    expires_at: i64,
+}
+
+fn session(svc: &Services<'_>, kind: &str, id: &str) -> Result<Option<SessionRow>, StoreError> {
+    let row: Option<SessionRow> = svc.db.row(
+        "SELECT id, kind, plan, customer, status, expires_at FROM sandbox_billing_sessions WHERE id = ?",
+        vec![id.into()],
+    )?;
+    Ok(row.filter(|r| r.kind == kind))
+}
+
+fn customer_subscription(svc: &Services<'_>, customer: &str) -> Result<Option<SubRow>, StoreError> {
+    svc.db.row(
+        "SELECT id, customer, item, plan, status, period_start, period_end FROM sandbox_billing_subscriptions \
+         WHERE customer = ? ORDER BY created_at DESC LIMIT 1",
+        vec![customer.into()],
+    )
+}
+
+fn to_subscription(s: SubRow) -> Subscription {
+    Subscription {
+        id: s.id,
+        customer: Some(s.customer),
+        status: s.status,
+        plan: Some(s.plan),
+        item: Some(s.item),
+        period_start: Some(s.period_start),
+        period_end: Some(s.period_end),
+        cancel_at_period_end: false,
+    }
+}
+
+/// A page session of `kind` (`checkout` or `portal`), with what its page shows.
+pub fn page_session(svc: &Services<'_>, kind: &str, id: &str) -> Result<Option<PageSession>, StoreError> {
+    let Some(row) = session(svc, kind, id)? else { return Ok(None) };
+    let status =
+        if row.status == "open" && row.expires_at <= svc.now_ms { "expired".into() } else { row.status };
+    let (subscription, card_last4) = match &row.customer {
+        Some(customer) => {
+            #[derive(Deserialize)]
+            struct Card {
+                card_last4: String,
+            }
+            let card: Option<Card> = svc.db.row(
+                "SELECT card_last4 FROM sandbox_billing_customers WHERE id = ?",
+                vec![customer.into()],
+            )?;
+            (customer_subscription(svc, customer)?.map(to_subscription), card.map(|c| c.card_last4))
+        }
+        None => (None, None),
+    };
+    Ok(Some(PageSession {
+        id: row.id,
+        plan: row.plan,
+        status,
+        expires_at: row.expires_at,
+        subscription,
+        card_last4,
+    }))
+}
+
+/// What paying on the sandbox checkout page did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Paid {
+    /// Paid: these events (checkout completed, subscription created, invoice paid) are to be
+    /// applied to the workspace like a webhook's.
+    Paid {
+        /// The events.
+        events: Vec<BillingEvent>,
+    },
+    /// The card was refused; the page stays open. The text is for the page.
+    Refused {
+        /// Why.
+        reason: String,
+    },
+    /// The page cannot be paid any more (already paid, expired, or the workspace already pays).
+    Closed {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// Pays checkout session `id` with test card `card` for workspace `workspace`, whose current
+/// customer at the provider is `existing_customer` and which already pays when
+/// `already_subscribed`.
+pub fn pay_checkout(
+    svc: &Services<'_>,
+    workspace: &str,
+    id: &str,
+    card: &str,
+    existing_customer: Option<&str>,
+    already_subscribed: bool,
+) -> Result<Option<Paid>, StoreError> {
+    let Some(row) = session(svc, "checkout", id)? else { return Ok(None) };
+    let closed = |reason: &str| Ok(Some(Paid::Closed { reason: reason.to_owned() }));
+    if row.status != "open" {
+        return closed("This checkout is already paid.");
+    }
+    if row.expires_at <= svc.now_ms {
+        return closed("This checkout page has expired; ask for a new one.");
+    }
+    if already_subscribed {
+        return closed("This workspace already pays for a plan; change it from the billing portal.");
+    }
+    let Some(plan) = row.plan.as_deref().and_then(|p| svc.config.plans.find(p)) else {
+        return closed("This plan is no longer offered.");
+    };
+    let card: String = card.chars().filter(char::is_ascii_digit).collect();
+    let declines_later = match card.as_str() {
+        CARD_OK => false,
+        CARD_DECLINES_LATER => true,
+        CARD_DECLINED => return Ok(Some(Paid::Refused { reason: "Your card was declined.".into() })),
+        _ => {
+            return Ok(Some(Paid::Refused {
+                reason:
+                    "Use a sandbox test card: 4242 4242 4242 4242 (pays), 4000 0000 0000 0341 (pays now, \
+                         declines later charges) or 4000 0000 0000 0002 (declined)."
+                        .into(),
+            }));
+        }
+    };
+    Ok(Some(Paid::Paid {
+        events: subscribe(svc, workspace, &row.id, plan, &card, declines_later, existing_customer)?,
+    }))
+}
+
+fn subscribe(
+    svc: &Services<'_>,
+    workspace: &str,
+    session_id: &str,
+    plan: &Plan,
+    card: &str,
+    declines_later: bool,
+    existing_customer: Option<&str>,
+) -> Result<Vec<BillingEvent>, StoreError> {
+    let now = svc.now_ms;
+    let customer = existing_customer
+        .filter(|c| c.starts_with("cus_sandbox_"))
+        .map_or_else(|| random_id("cus_sandbox_"), str::to_owned);
+    let subscription = Subscription {
+        id: random_id("sub_sandbox_"),
+        customer: Some(customer.clone()),
+        status: "active".into(),
+        plan: Some(plan.id.clone()),
+        item: Some(random_id("si_sandbox_")),
+        period_start: Some(now),
+        period_end: Some(now + PERIOD_MS),
+        cancel_at_period_end: false,
+    };
+    let invoice = Invoice {
+        id: random_id("in_sandbox_"),
+        amount: plan.price_monthly,
+        currency: svc.config.plans.currency.clone(),
+        description: format!("{} plan, first month", plan.name),
+        created_at: now,
+    };
+    svc.db.batch(vec![
+        Stmt::new(
+            "INSERT INTO sandbox_billing_customers (id, card_last4, declines_charges, created_at) VALUES (?, ?, ?, ?) \
+             ON CONFLICT(id) DO UPDATE SET card_last4 = excluded.card_last4, declines_charges = excluded.declines_charges",
+            vec![customer.clone().into(), card[card.len() - 4..].into(), declines_later.into(), now.into()],
+        ),
+        Stmt::new(
+            "INSERT INTO sandbox_billing_subscriptions (id, customer, item, plan, status, period_start, period_end, created_at) \
+             VALUES (?, ?, ?, ?, 'active', ?, ?, ?)",
+            vec![
+                subscription.id.clone().into(),
+                customer.clone().into(),
+                subscription.item.clone().into(),
+                plan.id.clone().into(),
+                now.into(),
+                (now + PERIOD_MS).into(),
+                now.into(),
+            ],
+        ),
+        Stmt::new(
+            "UPDATE sandbox_billing_sessions SET status = 'complete', customer = ?, completed_at = ? WHERE id = ?",
+            vec![customer.clone().into(), now.into(), session_id.into()],
+        ),
+    ])?;
+    let event = |kind| BillingEvent {
+        id: random_id("evt_sandbox_"),
+        created_ms: now,
+        workspace: workspace.to_owned(),
+        kind,
+    };
+    Ok(vec![
+        event(EventKind::CheckoutCompleted {
+            customer: Some(customer),
+            subscription: Some(subscription.id.clone()),
+            plan: Some(plan.id.clone()),
+            paid: true,
+        }),
+        event(EventKind::SubscriptionChanged { subscription, deleted: false }),
+        event(EventKind::InvoicePaid { invoice }),
+    ])
+}
+
+/// Cancels, from portal session `id`, the customer's subscription at once. Returns the event to
+/// apply, or `None` when there is nothing to cancel.
+pub fn cancel_from_portal(
+    svc: &Services<'_>,
+    workspace: &str,
+    id: &str,
+) -> Result<Option<BillingEvent>, StoreError> {
+    let Some(row) = session(svc, "portal", id)?.filter(|r| r.expires_at > svc.now_ms) else {
+        return Ok(None);
+    };
+    let Some(customer) = row.customer else { return Ok(None) };
+    let Some(sub) = customer_subscription(svc, &customer)?.filter(|s| s.status == "active") else {
+        return Ok(None);
+    };
+    svc.db.batch(vec![Stmt::new(
+        "UPDATE sandbox_billing_subscriptions SET status = 'canceled' WHERE id = ?",
+        vec![sub.id.clone().into()],
+    )])?;
+    let mut subscription = to_subscription(sub);
+    subscription.status = "canceled".into();
+    Ok(Some(BillingEvent {
+        id: random_id("evt_sandbox_"),
+        created_ms: svc.now_ms,
+        workspace: workspace.to_owned(),
+        kind: EventKind::SubscriptionChanged { subscription, deleted: true },
+    }))
+}

@@ -1,0 +1,309 @@
+//! Plans and billing in the sandbox, natively: the tools, the sandbox pages' ops, events.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::auth::{Principal, ScopeSet};
+use crate::outbound::NoNetwork;
+use crate::providers::billing::{BillingEvent, EventKind, Invoice, Subscription};
+use crate::providers::sandbox_billing::{CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, Paid};
+use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
+use crate::tools::{Outcome, ToolOutcome};
+use crate::workspace::{self, Op, OpReply, ToolCall};
+
+const HOUR: i64 = 3_600_000;
+
+struct World {
+    db: MemoryDb,
+    config: Config,
+    app: Principal,
+}
+
+impl World {
+    fn new() -> World {
+        let w = World { db: MemoryDb::new(), config: test_config(), app: principal(ScopeSet::FULL, true) };
+        workspace::open(&w.db, &w.app, NOW_MS).unwrap();
+        w
+    }
+
+    fn call(&self, tool: &str, arguments: Value, now: i64) -> ToolOutcome {
+        let call = ToolCall {
+            tool: tool.into(),
+            arguments,
+            principal: self.app.clone(),
+            request_id: "req_1".into(),
+        };
+        block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, now))
+    }
+
+    fn ok(&self, tool: &str, arguments: Value, now: i64) -> Value {
+        let out = self.call(tool, arguments, now);
+        assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
+        out.structured.unwrap()
+    }
+
+    fn refused(&self, tool: &str, arguments: Value, now: i64) -> String {
+        let out = self.call(tool, arguments, now);
+        assert_eq!(out.outcome, Outcome::Refused, "{tool}: {}", out.text);
+        out.text
+    }
+
+    fn op(&self, op: Op, now: i64) -> OpReply {
+        let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: now };
+        block_on(workspace::handle_op(&svc, op)).unwrap()
+    }
+
+    /// Subscribes through the sandbox checkout page with `card`.
+    fn subscribe(&self, plan: &str, card: &str) -> Value {
+        let checkout = self.ok("start_checkout", json!({ "plan": plan }), NOW_MS);
+        let session = checkout["sessionId"].as_str().unwrap().to_owned();
+        let paid = self.op(Op::SandboxPay { session, card: card.into() }, NOW_MS);
+        assert!(matches!(paid, OpReply::SandboxPaid { outcome: Paid::Paid { .. } }), "{paid:?}");
+        self.ok("get_plans_and_billing", json!({}), NOW_MS)
+    }
+}
+
+#[test]
+fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
+    let w = World::new();
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS);
+    assert_eq!(plans["kind"], "plans");
+    assert_eq!(
+        (plans["current"]["id"].clone(), plans["current"]["paying"].clone()),
+        (json!("free"), json!(false))
+    );
+    assert_eq!(plans["plans"].as_array().unwrap().len(), 4);
+    assert_eq!(
+        plans["plans"][2]["limits"],
+        json!({"leadsPerMonth": 5000, "mailboxes": 10, "activeCampaigns": 5})
+    );
+    assert_eq!(plans["credits"]["leads"], 50);
+    assert_eq!(plans["simulated"], true);
+
+    assert!(w.refused("upgrade_plan", json!({"plan": "growth"}), NOW_MS).contains("start_checkout"));
+    assert!(w.refused("start_checkout", json!({"plan": "free"}), NOW_MS).contains("free"));
+    assert!(w.refused("start_checkout", json!({"plan": "platinum"}), NOW_MS).contains("`starter`"));
+    assert!(w.refused("open_billing_portal", json!({}), NOW_MS).contains("no billing account"));
+
+    let checkout = w.ok("start_checkout", json!({"plan": "Starter"}), NOW_MS);
+    assert_eq!(checkout["kind"], "checkout");
+    let session = checkout["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(checkout["url"], format!("http://127.0.0.1:8787/sandbox/checkout/ws_1/{session}"));
+    assert_eq!(checkout["price"], json!({"amount": 4900, "currency": "usd"}));
+    let page = w.op(Op::SandboxPage { kind: "checkout".into(), session: session.clone() }, NOW_MS);
+    let OpReply::SandboxPage { session: s, current_plan, .. } = page else { panic!("page") };
+    assert_eq!(
+        (s.plan.as_deref(), s.status.as_str(), current_plan.as_str()),
+        (Some("starter"), "open", "free")
+    );
+    for card in [CARD_DECLINED, "1234"] {
+        let refused = w.op(Op::SandboxPay { session: session.clone(), card: card.into() }, NOW_MS);
+        assert!(matches!(refused, OpReply::SandboxPaid { outcome: Paid::Refused { .. } }), "{refused:?}");
+    }
+    let paid = w.op(Op::SandboxPay { session: session.clone(), card: "4242 4242 4242 4242".into() }, NOW_MS);
+    assert!(matches!(paid, OpReply::SandboxPaid { outcome: Paid::Paid { .. } }));
+    let again = w.op(Op::SandboxPay { session, card: CARD_OK.into() }, NOW_MS);
+    assert!(matches!(again, OpReply::SandboxPaid { outcome: Paid::Closed { .. } }), "paid once");
+
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS);
+    assert_eq!(
+        (plans["current"]["id"].clone(), plans["current"]["status"].clone()),
+        (json!("starter"), json!("active"))
+    );
+    assert_eq!(plans["current"]["renewsAt"], NOW_MS + 30 * 24 * HOUR);
+    assert_eq!(plans["credits"]["leads"], 1000);
+    assert_eq!(plans["charges"][0]["amount"]["amount"], 4900);
+    assert!(w.refused("start_checkout", json!({"plan": "growth"}), NOW_MS).contains("upgrade_plan"));
+    assert!(w.refused("upgrade_plan", json!({"plan": "free"}), NOW_MS).contains("billing portal"));
+    assert!(w.refused("upgrade_plan", json!({"plan": "starter"}), NOW_MS).contains("already on the Starter"));
+
+    let approval = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS);
+    assert_eq!((approval["kind"].clone(), approval["status"].clone()), (json!("approval"), json!("pending")));
+    assert_eq!(approval["action"], "upgrade_plan");
+    assert_eq!(approval["summary"], "Upgrade from Starter to Growth ($149/month)");
+    assert_eq!(approval["cost"], json!({"amount": 10000, "currency": "usd"}), "a full period left");
+    let impact = approval["impact"].to_string();
+    assert!(
+        impact.contains("Charges the card on file $100 now") && impact.contains("5,000 leads per month"),
+        "{impact}"
+    );
+    assert_eq!(
+        w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + 1)["id"],
+        approval["id"],
+        "the same approval"
+    );
+    let ctx = w.ok("get_workspace_context", json!({}), NOW_MS + 1);
+    assert_eq!(ctx["plan"], json!({"id": "starter", "name": "Starter", "status": "active", "paying": true}));
+    assert_eq!(ctx["pendingApprovalCount"], 1);
+    assert_eq!(ctx["pendingApprovals"][0]["id"], approval["id"]);
+
+    // Decided 12 hours later: 708 of 720 hours left of the period.
+    let done =
+        w.ok("decide_approval", json!({"id": approval["id"], "decision": "approve"}), NOW_MS + 12 * HOUR);
+    assert_eq!(done["status"], "done", "{done}");
+    assert!(done["result"].as_str().unwrap().contains("Charged $98.33 now"), "{done}");
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS + 12 * HOUR);
+    assert_eq!(plans["current"]["id"], "growth");
+    assert_eq!(plans["charges"].as_array().unwrap().len(), 2);
+    assert_eq!(plans["charges"][0]["amount"]["amount"], 9833);
+
+    let portal = w.ok("open_billing_portal", json!({}), NOW_MS + 13 * HOUR);
+    assert_eq!(portal["kind"], "portal");
+    let url = portal["url"].as_str().unwrap();
+    let session = url.rsplit('/').next().unwrap().to_owned();
+    assert!(url.starts_with("http://127.0.0.1:8787/sandbox/portal/ws_1/bps_sandbox_"), "{url}");
+    let OpReply::SandboxPage { session: s, invoices, .. } =
+        w.op(Op::SandboxPage { kind: "portal".into(), session: session.clone() }, NOW_MS + 13 * HOUR)
+    else {
+        panic!("portal page")
+    };
+    assert_eq!(s.card_last4.as_deref(), Some("4242"));
+    assert_eq!(s.subscription.unwrap().plan.as_deref(), Some("growth"));
+    assert_eq!(invoices.len(), 2);
+    assert_eq!(
+        w.op(Op::SandboxCancel { session: session.clone() }, NOW_MS + 13 * HOUR),
+        OpReply::SandboxCanceled { canceled: true }
+    );
+    assert_eq!(
+        w.op(Op::SandboxCancel { session }, NOW_MS + 13 * HOUR),
+        OpReply::SandboxCanceled { canceled: false }
+    );
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS + 13 * HOUR);
+    assert_eq!(
+        (plans["current"]["id"].clone(), plans["current"]["status"].clone()),
+        (json!("free"), json!("canceled"))
+    );
+}
+
+#[test]
+fn a_card_that_declines_leaves_the_plan_and_charges_nothing() {
+    let w = World::new();
+    w.subscribe("starter", CARD_DECLINES_LATER);
+    let approval = w.ok("upgrade_plan", json!({"plan": "scale"}), NOW_MS);
+    let out = w.ok("decide_approval", json!({"id": approval["id"], "decision": "approve"}), NOW_MS + HOUR);
+    assert_eq!(out["status"], "not_done");
+    assert_eq!(out["result"], "Your card was declined. The plan was not changed and nothing was charged.");
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS + HOUR);
+    assert_eq!(plans["current"]["id"], "starter");
+    assert_eq!(plans["charges"].as_array().unwrap().len(), 1, "only the first month");
+}
+
+#[test]
+fn the_sandbox_provider_changes_a_plan_once_per_idempotency_key() {
+    use crate::providers::billing::{BillingProvider, ChangePlanRequest};
+    use crate::providers::sandbox_billing::SandboxBilling;
+    let w = World::new();
+    w.subscribe("starter", CARD_OK);
+    let state = state(&w.db).unwrap().unwrap();
+    let svc = Services { db: &w.db, config: &w.config, outbound: &NoNetwork, now_ms: NOW_MS + HOUR };
+    let sandbox = SandboxBilling::new(svc);
+    let request = || ChangePlanRequest {
+        workspace: "ws_1",
+        subscription: state.subscription.as_deref().unwrap(),
+        item: None,
+        plan: w.config.plans.find("growth").unwrap(),
+        idempotency_key: "vibesell-apr_x-subscription".into(),
+    };
+    let first = block_on(sandbox.change_plan(request())).unwrap();
+    let second = block_on(sandbox.change_plan(request())).unwrap();
+    assert_eq!(first, second, "the retry gets the first answer");
+    assert!(first.invoice.is_some());
+    let charges: i64 =
+        w.db.query(Stmt::new("SELECT COUNT(*) FROM sandbox_billing_requests", vec![]))
+            .unwrap()
+            .scalar_i64()
+            .unwrap();
+    assert_eq!(charges, 1);
+}
+
+fn event(id: &str, created_ms: i64, kind: EventKind) -> BillingEvent {
+    BillingEvent { id: id.into(), created_ms, workspace: "ws_1".into(), kind }
+}
+
+fn sub(id: &str, status: &str, plan: &str) -> Subscription {
+    Subscription {
+        id: id.into(),
+        customer: Some("cus_1".into()),
+        status: status.into(),
+        plan: Some(plan.into()),
+        item: Some("si_1".into()),
+        period_start: Some(NOW_MS),
+        period_end: Some(NOW_MS + 1000),
+        cancel_at_period_end: false,
+    }
+}
+
+#[test]
+fn events_apply_once_and_never_out_of_order() {
+    let w = World::new();
+    let apply = |e: &BillingEvent| apply_event(&w.db, &w.config, NOW_MS, e).unwrap();
+    let plan = || current(&w.db, &w.config).unwrap().plan.id.clone();
+    let mut foreign = event("evt_0", NOW_MS, EventKind::InvoicePaid { invoice: invoice("in_0") });
+    foreign.workspace = "ws_2".into();
+    assert_eq!(apply(&foreign), Applied::UnknownWorkspace);
+
+    let completed = event(
+        "evt_1",
+        NOW_MS,
+        EventKind::CheckoutCompleted {
+            customer: Some("cus_1".into()),
+            subscription: Some("sub_1".into()),
+            plan: Some("growth".into()),
+            paid: true,
+        },
+    );
+    assert_eq!(apply(&completed), Applied::Applied);
+    assert_eq!(plan(), "growth");
+    assert_eq!(apply(&completed), Applied::Duplicate);
+
+    let past_due = event(
+        "evt_2",
+        NOW_MS + 20,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "past_due", "growth"), deleted: false },
+    );
+    assert_eq!(apply(&past_due), Applied::Applied);
+    assert_eq!(plan(), "growth", "past_due keeps the plan during Stripe's retries");
+    let older = event(
+        "evt_3",
+        NOW_MS + 10,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "unpaid", "growth"), deleted: false },
+    );
+    assert_eq!(apply(&older), Applied::Stale);
+    assert_eq!(plan(), "growth");
+    let other_ended = event(
+        "evt_4",
+        NOW_MS + 30,
+        EventKind::SubscriptionChanged { subscription: sub("sub_0", "canceled", "starter"), deleted: true },
+    );
+    assert_eq!(apply(&other_ended), Applied::Stale, "an older subscription's end does not end this one");
+    let unpaid = event(
+        "evt_5",
+        NOW_MS + 40,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "unpaid", "growth"), deleted: false },
+    );
+    assert_eq!(apply(&unpaid), Applied::Applied);
+    assert_eq!(plan(), "free", "unpaid loses the plan");
+    let ended = event(
+        "evt_6",
+        NOW_MS + 50,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "canceled", "growth"), deleted: true },
+    );
+    assert_eq!(apply(&ended), Applied::Applied);
+    assert_eq!(state(&w.db).unwrap().unwrap().status, "canceled");
+
+    let paid = event("evt_7", NOW_MS, EventKind::InvoicePaid { invoice: invoice("in_1") });
+    assert_eq!(apply(&paid), Applied::Applied);
+    let again = event("evt_8", NOW_MS, EventKind::InvoicePaid { invoice: invoice("in_1") });
+    assert_eq!(apply(&again), Applied::Applied);
+    assert_eq!(invoices(&w.db, 10).unwrap().len(), 1, "an invoice is recorded once");
+}
+
+fn invoice(id: &str) -> Invoice {
+    Invoice {
+        id: id.into(),
+        amount: 100,
+        currency: "usd".into(),
+        description: "x".into(),
+        created_at: NOW_MS,
+    }
+}
