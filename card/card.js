@@ -684,6 +684,8 @@
       return [
         header(LABELS.workspace, o ? o.product : "Your VibeSell workspace", d.canAct === false ? badge("Read only", "mute") : badge(done + " of " + journey.length + " steps", "info"),
           o ? o.valueProposition || o.description : "Start by telling VibeSell what you sell."),
+        isNum(d.pendingApprovalCount) && d.pendingApprovalCount > 0 ? notice("warn", plural(d.pendingApprovalCount, "decision") + (d.pendingApprovalCount === 1 ? " waits" : " wait") + " for you:",
+          list(d.pendingApprovals).map(function (a) { return a.summary; }).filter(isStr).join("; ")) : null,
         el("div", { class: "progress", "aria-hidden": "true" }, el("span", { style: { width: (journey.length ? 100 * done / journey.length : 0).toFixed(1) + "%" } })),
         el("ol", { class: "journey" }, journey.map(function (s) {
           return el("li", { class: s.status, title: human(s.status) }, el("span", { class: "node", "aria-hidden": "true" }, s.status === "done" ? "✓" : ""), s.title);
@@ -691,6 +693,7 @@
         isObj(d.nextStep) ? el("div", { class: "next" }, el("div", { class: "nl" }, "Next"), el("strong", null, d.nextStep.title),
           el("p", { class: "muted" }, d.nextStep.why), d.nextStep.tool ? el("span", { class: "mono small" }, d.nextStep.tool) : null) :
           notice("ok", "Every step is done.", "Your campaign is running; ask for replies any time."),
+        isObj(d.plan) && isStr(d.plan.name) ? el("p", { class: "small muted" }, "Plan: " + d.plan.name + (d.plan.status && d.plan.status !== "none" ? " (" + human(d.plan.status).toLowerCase() + ")" : "")) : null,
         section("Remembered", list(d.memories).length ? el("ul", { class: "notes" }, list(d.memories).map(function (m) {
           return el("li", null, m.topic ? el("span", { class: "topic" }, m.topic) : null, el("span", null, m.note), el("span", { class: "small muted" }, ago(m.updatedAt)));
         })) : null)
@@ -958,30 +961,46 @@
     },
     plans: function (d) {
       var plans = need(d, "plans", Array.isArray);
-      var usage = list(d.usage);
-      var cur = plans.filter(function (p) { return p.id === d.current || p.current; })[0];
+      var c = isObj(d.current) ? d.current : {};
+      var cur = plans.filter(function (p) { return p.current || p.id === c.id; })[0];
+      var u = isObj(d.usage) ? d.usage : {};
+      var lim = cur && isObj(cur.limits) ? cur.limits : {};
+      var usage = [["Leads this month", u.leadsImported, lim.leadsPerMonth], ["Mailboxes", u.mailboxes, lim.mailboxes],
+        ["Active campaigns", u.activeCampaigns, lim.activeCampaigns]].filter(function (r) { return isNum(r[1]) && isNum(r[2]); });
+      var credits = isObj(d.credits) ? d.credits : {};
+      var names = { leadsPerMonth: ["lead a month", "leads a month"], mailboxes: ["mailbox", "mailboxes"], activeCampaigns: ["active campaign", "active campaigns"] };
       return [
-        header(LABELS.plans, cur ? "You're on " + cur.name : "Plans", d.status ? statusBadge(d.status) : null, d.renewsAt ? "Renews " + fmtDate(d.renewsAt, { day: "numeric", month: "long", year: "numeric" }) : null),
-        usage.length ? section("This month", el("ul", { class: "usage" }, usage.map(function (u) {
-          return el("li", null, el("span", null, u.label || human(u.metric || "")), meter(u.used, u.limit), el("span", { class: "small muted num" }, num(u.used) + " / " + num(u.limit)));
+        header(LABELS.plans, cur ? "You're on " + cur.name : "Plans", isStr(c.status) && c.status !== "none" ? statusBadge(c.status) : null,
+          c.renewsAt ? (c.cancelAtPeriodEnd ? "Ends " : "Renews ") + fmtDate(c.renewsAt, { day: "numeric", month: "long", year: "numeric" }) : null),
+        d.simulated ? notice("info", "Sandbox.", "Payments here are simulated; no real money moves.") : null,
+        usage.length ? section("This month", el("ul", { class: "usage" }, usage.map(function (r) {
+          return el("li", null, el("span", null, r[0]), meter(r[1], r[2]), el("span", { class: "small muted num" }, num(r[1]) + " / " + num(r[2])));
         }))) : null,
         el("div", { class: "plans" }, plans.map(function (p) {
           var isCur = cur && p.id === cur.id;
-          return el("div", { class: "plan" + (isCur ? " current" : "") + (p.recommended ? " rec" : "") },
-            el("div", { class: "pn" }, p.name, isCur ? badge("Current", "info") : p.recommended ? badge("Recommended", "ok") : null),
-            el("div", { class: "pp" }, money(p.price) || "Free", el("span", { class: "small muted" }, money(p.price) ? per(p.price.interval || "month") : "")),
-            bullets((isObj(p.limits) ? Object.keys(p.limits).map(function (k) { return num(p.limits[k]) + " " + human(k).toLowerCase(); }) : []).concat(list(p.features)), "small ticks"));
+          return el("div", { class: "plan" + (isCur ? " current" : "") },
+            el("div", { class: "pn" }, p.name, isCur ? badge("Current", "info") : null),
+            el("div", { class: "pp" }, money(p.price) && p.price.amount > 0 ? money(p.price) : "Free", el("span", { class: "small muted" }, money(p.price) && p.price.amount > 0 ? per("month") : "")),
+            isStr(p.description) ? el("p", { class: "small muted" }, p.description) : null,
+            bullets(isObj(p.limits) ? Object.keys(p.limits).map(function (k) {
+              return names[k] ? plural(p.limits[k], names[k][0], names[k][1]) : num(p.limits[k]) + " " + human(k).toLowerCase();
+            }) : [], "small ticks"));
         })),
-        isNum(d.credits) ? el("p", { class: "small muted" }, plural(d.credits, "credit") + " left this month.") : null,
-        el("p", { class: "small muted" }, "Changing plan is an approval you decide; the assistant can start it.")
+        isNum(credits.leads) ? el("p", { class: "small muted" }, plural(credits.leads, "lead credit") + " left this month" +
+          (credits.resetsAt ? "; renewed " + fmtDate(credits.resetsAt, { day: "numeric", month: "long" }) + "." : ".")) : null,
+        list(d.charges).length ? section("Payments", kv(list(d.charges).map(function (ch) {
+          return [fmtDate(ch.at, { day: "numeric", month: "short", year: "numeric" }), (money(ch.amount) || "—") + " · " + (ch.description || "")];
+        }))) : null,
+        el("p", { class: "small muted" }, c.paying ? "Moving up is an approval you decide; lowering or cancelling happens in the billing portal." :
+          "Subscribing opens a secure payment page that only you use.")
       ];
     },
     checkout: function (d) {
       var url = need(d, "url", isStr);
-      var plan = isObj(d.plan) ? d.plan : { name: d.plan };
+      var plan = isObj(d.plan) ? d.plan : { name: d.planName || d.plan, price: d.price };
       return [
-        header(LABELS.checkout, "Payment page for " + (plan.name || "your plan"), badge("Secure payment", "info"),
-          money(plan.price || d.amount) ? money(plan.price || d.amount) + per((plan.price || {}).interval || d.interval || "month") + ", billed by Stripe" : null),
+        header(LABELS.checkout, "Payment page for " + (plan.name || "your plan"), badge(d.simulated ? "Sandbox" : "Secure payment", "info"),
+          money(plan.price || d.amount) ? money(plan.price || d.amount) + per((plan.price || {}).interval || d.interval || "month") + (d.simulated ? ", simulated" : ", billed by Stripe") : null),
         el("div", { class: "actions" }, linkButton("Open the payment page", url, "primary")),
         d.expiresAt ? el("p", { class: "small muted" }, "This link works until " + fmtTime(d.expiresAt) + ". Only you open it; the assistant never pays.") : null
       ];
