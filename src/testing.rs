@@ -534,8 +534,6 @@ impl Action for Probe {
 
 // ---- a scripted outbound HTTP fake ----------------------------------------------------------
 
-use crate::outbound::{Outbound, OutboundError, OutboundRequest, OutboundResponse};
-
 /// An [`Outbound`] that records every request and answers from a script, in order.
 #[derive(Default)]
 pub struct FakeOutbound {
