@@ -161,6 +161,20 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
         (_, p) if p.starts_with("/sandbox/checkout/") || p.starts_with("/sandbox/portal/") => {
             billing_http::sandbox_page(req, config, platform, &mut trace).await
         }
+        ("POST", oauth::TOKEN_PATH) => oauth::token::handle(req, config, platform, &mut trace).await,
+        ("OPTIONS", oauth::TOKEN_PATH) => metadata::public_preflight("POST"),
+        (_, oauth::TOKEN_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
+        // The browser side: authorization, sign-in and consent pages.
+        ("GET", oauth::AUTHORIZE_PATH) => oauth::authorize::handle(req, config, platform, &mut trace).await,
+        (_, oauth::AUTHORIZE_PATH) => method_not_allowed("GET", &mut trace),
+        ("GET", oauth::CONSENT_PATH) => oauth::consent::show(req, config, platform, &mut trace).await,
+        ("POST", oauth::CONSENT_PATH) => oauth::consent::decide(req, config, platform, &mut trace).await,
+        (_, oauth::CONSENT_PATH) => method_not_allowed("GET, POST", &mut trace),
+        ("GET", oauth::SIGNIN_PATH) => oauth::session::signin(req, config, platform).await,
+        ("POST", oauth::SIGNIN_DEV_PATH) => {
+            oauth::session::dev_signin(req, config, platform, &mut trace).await
+        }
+        ("POST", oauth::SIGNOUT_PATH) => oauth::session::signout(req, config, platform, &mut trace).await,
         _ => {
             trace.outcome = "http_error";
             error_response(404, "not_found", "Nothing here.")

@@ -238,6 +238,22 @@ impl TestPlatform {
         route
     }
 
+    /// How many live entries the `OAuthState` objects whose names start with `prefix` hold.
+    pub fn state_entries(&self, prefix: &str) -> usize {
+        let now = self.now_ms.get();
+        self.states
+            .borrow()
+            .iter()
+            .filter(|(name, _)| name.starts_with(prefix))
+            .map(|(_, db)| {
+                db.query(Stmt::new("SELECT COUNT(*) FROM entries WHERE expires_at > ?", vec![now.into()]))
+                    .ok()
+                    .and_then(|r| r.scalar_i64())
+                    .unwrap_or(0) as usize
+            })
+            .sum()
+    }
+
     /// A raw KV value.
     pub fn kv_value(&self, key: &str) -> Option<String> {
         self.kv.borrow().get(key).map(|(v, _)| v.clone())

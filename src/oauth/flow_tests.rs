@@ -275,3 +275,1068 @@ mod registration {
         assert_error(&r, 503, "temporarily_unavailable");
     }
 }
+
+/// A browser: a cookie jar in front of `route`.
+#[derive(Default)]
+pub(crate) struct Jar {
+    cookies: std::cell::RefCell<Vec<(String, String)>>,
+}
+
+impl Jar {
+    fn header(&self) -> String {
+        self.cookies.borrow().iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; ")
+    }
+
+    fn keep(&self, r: &HttpResponse) {
+        for (name, value) in r.headers.iter().filter(|(k, _)| k == "set-cookie") {
+            let pair = value.split(';').next().unwrap_or("");
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            let mut cookies = self.cookies.borrow_mut();
+            cookies.retain(|(n, _)| n != k);
+            if !value.contains("Max-Age=0") {
+                cookies.push((k.to_owned(), v.to_owned()));
+            }
+            let _ = name;
+        }
+    }
+
+    pub(crate) fn get(&self, p: &TestPlatform, path_and_query: &str) -> HttpResponse {
+        let cookie = self.header();
+        let r = send(
+            p,
+            request("GET", path_and_query, &[("cookie", &cookie), ("cf-connecting-ip", "192.0.2.10")], b""),
+        );
+        self.keep(&r);
+        r
+    }
+
+    pub(crate) fn post(&self, p: &TestPlatform, path: &str, pairs: &[(&str, &str)]) -> HttpResponse {
+        let cookie = self.header();
+        let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+        let r = send(
+            p,
+            request(
+                "POST",
+                path,
+                &[
+                    ("cookie", &cookie),
+                    ("content-type", "application/x-www-form-urlencoded"),
+                    ("origin", "http://127.0.0.1:8787"),
+                    ("cf-connecting-ip", "192.0.2.10"),
+                ],
+                body.as_bytes(),
+            ),
+        );
+        self.keep(&r);
+        r
+    }
+
+    fn value(&self, name: &str) -> Option<String> {
+        self.cookies.borrow().iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+}
+
+pub(crate) fn html(r: &HttpResponse) -> String {
+    String::from_utf8_lossy(&r.body).into_owned()
+}
+
+/// The value of a hidden input.
+pub(crate) fn hidden(page: &str, name: &str) -> String {
+    let needle = format!(r#"name="{name}" value=""#);
+    let start = page.find(&needle).unwrap_or_else(|| panic!("no {name} in {page}")) + needle.len();
+    page[start..]
+        .split('"')
+        .next()
+        .unwrap_or("")
+        .replace("&amp;", "&")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+}
+
+/// A hidden input of the consent form (the page also has the sign-out form).
+pub(crate) fn consent_field(page: &str, name: &str) -> String {
+    let start = page.find("data-form=\"consent\"").unwrap_or_else(|| panic!("no consent form in {page}"));
+    hidden(&page[start..], name)
+}
+
+pub(crate) fn location(r: &HttpResponse) -> String {
+    r.header("location").unwrap_or_else(|| panic!("no Location: {} {}", r.status, html(r))).to_owned()
+}
+
+pub(crate) fn param(url: &str, name: &str) -> Option<String> {
+    let query = url.split_once('?').map(|(_, q)| q).unwrap_or("");
+    url::form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
+}
+
+fn data_error(r: &HttpResponse) -> Option<String> {
+    let page = html(r);
+    let start = page.find("data-error=\"")? + 12;
+    Some(page[start..].split('"').next()?.to_owned())
+}
+
+pub(crate) const VERIFIER: &str = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk";
+pub(crate) const CHALLENGE: &str = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+pub(crate) const LOOPBACK: &str = "http://127.0.0.1/callback";
+pub(crate) const CALLBACK: &str = "http://127.0.0.1:5555/callback";
+
+pub(crate) fn register_client(p: &TestPlatform, redirect: &str) -> String {
+    let r = register(p, &public_client(redirect));
+    assert_eq!(r.status, 201);
+    json_of(&r)["client_id"].as_str().unwrap().to_owned()
+}
+
+pub(crate) fn authorize_url(client_id: &str, redirect: &str, extra: &[(&str, &str)]) -> String {
+    let mut pairs: Vec<(&str, &str)> = vec![
+        ("response_type", "code"),
+        ("client_id", client_id),
+        ("redirect_uri", redirect),
+        ("code_challenge", CHALLENGE),
+        ("code_challenge_method", "S256"),
+        ("state", "st-123"),
+        ("scope", "mcp mcp:act"),
+        ("resource", "http://127.0.0.1:8787/v1/mcp"),
+    ];
+    for (k, v) in extra {
+        pairs.retain(|(name, _)| name != k);
+        if !v.is_empty() {
+            pairs.push((k, v));
+        }
+    }
+    let query = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+    format!("/v1/oauth/authorize?{query}")
+}
+
+/// Authorize, sign in (development sign-in) and reach the consent page; answers the consent
+/// page.
+pub(crate) fn to_consent(p: &TestPlatform, jar: &Jar, url: &str, email: &str) -> HttpResponse {
+    let r = jar.get(p, url);
+    assert_eq!(r.status, 303, "{}", html(&r));
+    let consent = location(&r);
+    assert!(consent.starts_with("/v1/oauth/consent?request="), "{consent}");
+    let page = jar.get(p, &consent);
+    if page.header("content-type") == Some("text/html; charset=utf-8")
+        && html(&page).contains("data-page=\"consent\"")
+    {
+        return page;
+    }
+    let signin = html(&page);
+    assert!(signin.contains("data-page=\"signin\""), "{signin}");
+    let r = jar.post(
+        p,
+        "/app/signin/dev",
+        &[("email", email), ("return_to", &hidden(&signin, "return_to")), ("csrf", &hidden(&signin, "csrf"))],
+    );
+    assert_eq!(r.status, 303, "{}", html(&r));
+    assert_eq!(location(&r), consent);
+    let page = jar.get(p, &consent);
+    assert!(html(&page).contains("data-page=\"consent\""), "{}", html(&page));
+    page
+}
+
+/// Approves on a consent page; answers the redirect to the client.
+pub(crate) fn approve(p: &TestPlatform, jar: &Jar, page: &HttpResponse, access: &str) -> HttpResponse {
+    let page = html(page);
+    jar.post(
+        p,
+        "/v1/oauth/consent",
+        &[
+            ("request", &consent_field(&page, "request")),
+            ("csrf", &consent_field(&page, "csrf")),
+            ("decision", "approve"),
+            ("access", access),
+        ],
+    )
+}
+
+/// The code of a full authorization as `email`.
+pub(crate) fn authorize_code(
+    p: &TestPlatform,
+    client_id: &str,
+    redirect: &str,
+    email: &str,
+    access: &str,
+) -> String {
+    let jar = Jar::default();
+    let page = to_consent(p, &jar, &authorize_url(client_id, redirect, &[]), email);
+    let r = approve(p, &jar, &page, access);
+    assert_eq!(r.status, 303, "{}", html(&r));
+    let to = location(&r);
+    assert!(to.starts_with(redirect), "{to}");
+    param(&to, "code").expect("code")
+}
+
+pub(crate) fn token_request(
+    p: &TestPlatform,
+    pairs: &[(&str, &str)],
+    headers: &[(&str, &str)],
+) -> HttpResponse {
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+    let mut h: Vec<(&str, &str)> =
+        vec![("content-type", "application/x-www-form-urlencoded"), ("cf-connecting-ip", "192.0.2.20")];
+    h.extend_from_slice(headers);
+    send(p, request("POST", "/v1/oauth/token", &h, body.as_bytes()))
+}
+
+pub(crate) fn exchange(p: &TestPlatform, client_id: &str, code: &str, redirect: &str) -> HttpResponse {
+    token_request(
+        p,
+        &[
+            ("grant_type", "authorization_code"),
+            ("client_id", client_id),
+            ("code", code),
+            ("code_verifier", VERIFIER),
+            ("redirect_uri", redirect),
+            ("resource", "http://127.0.0.1:8787/v1/mcp"),
+        ],
+        &[],
+    )
+}
+
+pub(crate) fn refresh(p: &TestPlatform, client_id: &str, refresh_token: &str) -> HttpResponse {
+    token_request(
+        p,
+        &[("grant_type", "refresh_token"), ("client_id", client_id), ("refresh_token", refresh_token)],
+        &[],
+    )
+}
+
+/// A tools/call of get_workspace_context with a bearer token: its HTTP status.
+pub(crate) fn call_tool_status(p: &TestPlatform, access_token: &str) -> u16 {
+    let auth = format!("Bearer {access_token}");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{}}}"#;
+    let r = send(
+        p,
+        request(
+            "POST",
+            "/v1/mcp",
+            &[
+                ("authorization", &auth),
+                ("content-type", "application/json"),
+                ("accept", "application/json, text/event-stream"),
+                ("host", "127.0.0.1:8787"),
+            ],
+            body.as_bytes(),
+        ),
+    );
+    if r.status == 200 {
+        assert_eq!(json_of(&r)["result"]["isError"], false, "{}", html(&r));
+    }
+    r.status
+}
+
+pub(crate) fn tool_names(p: &TestPlatform, access_token: &str) -> Vec<String> {
+    let auth = format!("Bearer {access_token}");
+    let r = send(
+        p,
+        request(
+            "POST",
+            "/v1/mcp",
+            &[
+                ("authorization", &auth),
+                ("content-type", "application/json"),
+                ("accept", "application/json"),
+                ("host", "127.0.0.1:8787"),
+            ],
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+        ),
+    );
+    assert_eq!(r.status, 200, "{}", html(&r));
+    json_of(&r)["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+mod authorization {
+    use super::*;
+
+    #[test]
+    fn the_whole_flow_from_registration_to_a_tool_call() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let r = jar.get(&p, &authorize_url(&client_id, CALLBACK, &[]));
+        assert_eq!(r.status, 303);
+        assert_eq!(r.header("cache-control"), Some("no-store"));
+        let cookie = r.headers.iter().find(|(k, _)| k == "set-cookie").unwrap().1.clone();
+        assert!(
+            cookie.starts_with("__Host-vs_browser=")
+                && cookie.contains("HttpOnly")
+                && cookie.contains("Secure")
+        );
+        let consent = location(&r);
+        let signin = jar.get(&p, &consent);
+        assert_eq!(signin.status, 200);
+        let signin_html = html(&signin);
+        assert!(signin_html.contains("Sign in to connect Test client to VibeSell"));
+        assert!(signin.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+        let r = jar.post(
+            &p,
+            "/app/signin/dev",
+            &[
+                ("email", "Ada@Example.com"),
+                ("return_to", &hidden(&signin_html, "return_to")),
+                ("csrf", &hidden(&signin_html, "csrf")),
+            ],
+        );
+        assert_eq!((r.status, location(&r)), (303, consent.clone()));
+        assert!(jar.value("__Host-vs_session").unwrap().starts_with("vsse_"));
+        let page = jar.get(&p, &consent);
+        let page_html = html(&page);
+        assert!(page_html.contains("Connect Test client to VibeSell?"));
+        assert!(page_html.contains("ada@example.com"));
+        assert!(page_html.contains("127.0.0.1"), "the redirect host is shown");
+        assert!(page_html.contains("runs on your computer"), "loopback warning");
+        let csp = page.header("content-security-policy").unwrap();
+        assert!(csp.contains("form-action 'self' http://127.0.0.1:5555"), "{csp}");
+        assert_eq!(page.header("x-frame-options"), Some("DENY"));
+        assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+        let r = approve(&p, &jar, &page, "act");
+        assert_eq!(r.status, 303);
+        let back = location(&r);
+        assert!(back.starts_with("http://127.0.0.1:5555/callback?code=vsac_"), "{back}");
+        assert_eq!(param(&back, "state").as_deref(), Some("st-123"));
+        assert_eq!(param(&back, "iss").as_deref(), Some("http://127.0.0.1:8787"));
+        assert_eq!(p.state_entries("flow:"), 0, "the pending request is gone");
+
+        let code = param(&back, "code").unwrap();
+        let t = exchange(&p, &client_id, &code, CALLBACK);
+        assert_eq!(t.status, 200, "{}", html(&t));
+        assert_eq!(t.header("cache-control"), Some("no-store"));
+        let tokens = json_of(&t);
+        assert_eq!(tokens["token_type"], "Bearer");
+        assert_eq!(tokens["expires_in"], 3600);
+        assert_eq!(tokens["scope"], "mcp mcp:act");
+        assert!(tokens["refresh_token"].as_str().unwrap().starts_with("vsrt_"));
+        let access = tokens["access_token"].as_str().unwrap();
+        let config = crate::testing::test_config();
+        let (principal, claims) = crate::auth::jwt::verify(&config, access, p.now_ms.get()).unwrap();
+        assert_eq!(principal.subject, "ada@example.com");
+        assert_eq!(principal.workspace, crate::workspace::workspace_id_for("ada@example.com"));
+        assert_eq!(principal.client_id, client_id);
+        assert!(!principal.app);
+        assert!(claims.gid.as_deref().unwrap().starts_with("gr_"));
+        assert_eq!(call_tool_status(&p, access), 200);
+        assert!(tool_names(&p, access).contains(&"remember".to_owned()));
+    }
+
+    #[test]
+    fn client_and_redirect_errors_never_redirect() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let cases: Vec<(String, &str)> = vec![
+            (authorize_url("", LOOPBACK, &[("client_id", "")]), "invalid_request"),
+            (authorize_url("vsc_00000000000000000000000000000000", LOOPBACK, &[]), "unknown_client"),
+            (authorize_url("not-a-client", LOOPBACK, &[]), "unknown_client"),
+            (authorize_url(&client_id, "http://127.0.0.1:5555/other", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "http://localhost:5555/callback", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "https://127.0.0.1:5555/callback", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "http://127.0.0.1:5555/callback/", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "http://127.0.0.1:5555/callback?x=1", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "http://127.0.0.1:5555/callback#x", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "http://u@127.0.0.1:5555/callback", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "http://evil.example/callback", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "javascript:alert(1)", &[]), "invalid_redirect_uri"),
+            (authorize_url(&client_id, "", &[("redirect_uri", "")]), "invalid_redirect_uri"),
+            (
+                format!("{}&client_id={client_id}", authorize_url(&client_id, CALLBACK, &[])),
+                "invalid_request",
+            ),
+        ];
+        for (url, code) in cases {
+            let r = jar.get(&p, &url);
+            assert_eq!(r.status, 400, "{url}");
+            assert!(r.header("location").is_none(), "{url}");
+            assert_eq!(data_error(&r).as_deref(), Some(code), "{url}");
+        }
+        assert_eq!(p.state_entries("flow:"), 0);
+    }
+
+    #[test]
+    fn other_errors_go_back_to_the_client_with_state_and_iss() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
+            (vec![("code_challenge", "")], "invalid_request"),
+            (vec![("code_challenge_method", "")], "invalid_request"),
+            (vec![("code_challenge_method", "plain")], "invalid_request"),
+            (vec![("code_challenge_method", "S512")], "invalid_request"),
+            (vec![("code_challenge", "short")], "invalid_request"),
+            (vec![("response_type", "token")], "unsupported_response_type"),
+            (vec![("response_type", "")], "invalid_request"),
+            (vec![("scope", "mcp admin")], "invalid_scope"),
+            (vec![("scope", "openid")], "invalid_scope"),
+            (vec![("resource", "http://127.0.0.1:8787/v1/other")], "invalid_target"),
+            (vec![("resource", "https://evil.example/v1/mcp")], "invalid_target"),
+        ];
+        for (extra, code) in cases {
+            let r = jar.get(&p, &authorize_url(&client_id, CALLBACK, &extra));
+            assert_eq!(r.status, 303, "{extra:?}: {}", html(&r));
+            let to = location(&r);
+            assert!(to.starts_with(CALLBACK), "{to}");
+            assert_eq!(param(&to, "error").as_deref(), Some(code), "{extra:?}");
+            assert_eq!(param(&to, "state").as_deref(), Some("st-123"));
+            assert_eq!(param(&to, "iss").as_deref(), Some("http://127.0.0.1:8787"));
+        }
+        let two =
+            format!("{}&resource=http%3A%2F%2F127.0.0.1%3A8787%2F", authorize_url(&client_id, CALLBACK, &[]));
+        assert_eq!(param(&location(&jar.get(&p, &two)), "error").as_deref(), Some("invalid_target"));
+        assert_eq!(p.state_entries("flow:"), 0, "no pending request for a refused one");
+        // Tolerated: the trailing slash, the bare origin, offline_access, no scope at all.
+        for extra in [
+            vec![("resource", "http://127.0.0.1:8787/v1/mcp/")],
+            vec![("resource", "http://127.0.0.1:8787/")],
+            vec![("scope", "mcp offline_access")],
+            vec![("scope", "")],
+        ] {
+            let r = jar.get(&p, &authorize_url(&client_id, CALLBACK, &extra));
+            assert!(location(&r).starts_with("/v1/oauth/consent?request="), "{extra:?}");
+        }
+    }
+
+    #[test]
+    fn an_untrusted_redirect_gets_a_page_with_a_link_not_a_bounce() {
+        let p = TestPlatform::new();
+        let r = register(&p, &public_client("https://app.example.com/cb"));
+        let client_id = json_of(&r)["client_id"].as_str().unwrap().to_owned();
+        let r = Jar::default()
+            .get(&p, &authorize_url(&client_id, "https://app.example.com/cb", &[("scope", "admin")]));
+        assert_eq!(r.status, 400);
+        assert!(r.header("location").is_none());
+        assert_eq!(data_error(&r).as_deref(), Some("invalid_scope"));
+        let page = html(&r);
+        assert!(page.contains("href=\"https://app.example.com/cb?error=invalid_scope"), "{page}");
+        assert!(page.contains("iss=http%3A%2F%2F127.0.0.1%3A8787"));
+    }
+
+    #[test]
+    fn authorization_requests_are_rate_limited() {
+        let mut config = crate::testing::test_config();
+        config.rate_limits.authorize = crate::config::Limit { capacity: 2, window_secs: 60 };
+        let p = TestPlatform::with_config(config);
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let url = authorize_url(&client_id, CALLBACK, &[]);
+        assert_eq!(jar.get(&p, &url).status, 303);
+        assert_eq!(jar.get(&p, &url).status, 303);
+        let limited = jar.get(&p, &url);
+        assert_eq!(limited.status, 429);
+        assert_eq!(data_error(&limited).as_deref(), Some("too_many_requests"));
+        assert_eq!(limited.header("retry-after"), Some("30"));
+    }
+}
+
+mod consent {
+    use super::*;
+
+    #[test]
+    fn the_user_may_narrow_to_read_only() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "reader@example.com", "read");
+        let tokens = json_of(&exchange(&p, &client_id, &code, CALLBACK));
+        assert_eq!(tokens["scope"], "mcp");
+        let names = tool_names(&p, tokens["access_token"].as_str().unwrap());
+        assert!(names.contains(&"get_workspace_context".to_owned()));
+        assert!(!names.contains(&"remember".to_owned()), "{names:?}");
+    }
+
+    #[test]
+    fn a_read_only_request_offers_no_act_choice_and_cannot_be_widened() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let page =
+            to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[("scope", "mcp")]), "r@example.com");
+        assert!(!html(&page).contains("value=\"act\""));
+        let r = approve(&p, &jar, &page, "act");
+        let code = param(&location(&r), "code").unwrap();
+        assert_eq!(
+            json_of(&exchange(&p, &client_id, &code, CALLBACK))["scope"],
+            "mcp",
+            "asking for act in the form adds nothing"
+        );
+    }
+
+    #[test]
+    fn deny_redirects_with_access_denied_and_grants_nothing() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let page = html(&to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]), "no@example.com"));
+        let r = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[
+                ("request", &consent_field(&page, "request")),
+                ("csrf", &consent_field(&page, "csrf")),
+                ("decision", "deny"),
+            ],
+        );
+        assert_eq!(r.status, 303);
+        let to = location(&r);
+        assert_eq!(param(&to, "error").as_deref(), Some("access_denied"));
+        assert_eq!(param(&to, "state").as_deref(), Some("st-123"));
+        assert_eq!(param(&to, "iss").as_deref(), Some("http://127.0.0.1:8787"));
+        assert!(param(&to, "code").is_none());
+        assert_eq!(p.state_entries("flow:"), 0);
+        let again = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[
+                ("request", &consent_field(&page, "request")),
+                ("csrf", &consent_field(&page, "csrf")),
+                ("decision", "approve"),
+                ("access", "act"),
+            ],
+        );
+        assert_eq!(data_error(&again).as_deref(), Some("request_unknown"), "a handle decides once");
+    }
+
+    #[test]
+    fn csrf_other_browsers_and_expired_handles_are_refused() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let page =
+            html(&to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]), "victim@example.com"));
+        let handle = consent_field(&page, "request");
+        let csrf = consent_field(&page, "csrf");
+        // Missing, wrong and other-purpose CSRF tokens.
+        for bad in ["", "x", &csrf[..csrf.len() - 1]] {
+            let r = jar.post(
+                &p,
+                "/v1/oauth/consent",
+                &[("request", &handle), ("csrf", bad), ("decision", "approve"), ("access", "act")],
+            );
+            assert_eq!((r.status, data_error(&r).as_deref()), (403, Some("csrf")), "{bad}");
+        }
+        // A cross-site POST.
+        let body = format!("request={handle}&csrf={csrf}&decision=approve&access=act");
+        let cookie = jar.header();
+        let r = send(
+            &p,
+            request(
+                "POST",
+                "/v1/oauth/consent",
+                &[
+                    ("cookie", &cookie),
+                    ("content-type", "application/x-www-form-urlencoded"),
+                    ("origin", "https://evil.example"),
+                ],
+                body.as_bytes(),
+            ),
+        );
+        assert_eq!((r.status, data_error(&r).as_deref()), (403, Some("csrf")));
+        // Another browser (its own session, its own cookie) cannot see or decide this request.
+        let other = Jar::default();
+        let r = other.get(&p, &format!("/v1/oauth/consent?request={handle}"));
+        assert_eq!((r.status, data_error(&r).as_deref()), (400, Some("request_unknown")));
+        assert_eq!(p.state_entries("flow:"), 1, "refusals consumed nothing");
+        // The request still works for its own browser, once.
+        let r = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[("request", &handle), ("csrf", &csrf), ("decision", "approve"), ("access", "act")],
+        );
+        assert_eq!(r.status, 303);
+        // An expired handle.
+        let page =
+            html(&to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]), "victim@example.com"));
+        p.advance(crate::oauth::PENDING_TTL_MS + 1);
+        let r = jar.get(&p, &format!("/v1/oauth/consent?request={}", consent_field(&page, "request")));
+        assert_eq!((r.status, data_error(&r).as_deref()), (400, Some("request_unknown")));
+        let r = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[
+                ("request", &consent_field(&page, "request")),
+                ("csrf", &consent_field(&page, "csrf")),
+                ("decision", "approve"),
+                ("access", "act"),
+            ],
+        );
+        assert_eq!((r.status, data_error(&r).as_deref()), (400, Some("request_unknown")));
+    }
+
+    #[test]
+    fn signing_out_and_sign_in_csrf() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let r = jar.get(&p, &authorize_url(&client_id, CALLBACK, &[]));
+        let consent = location(&r);
+        let signin = html(&jar.get(&p, &consent));
+        let forged = jar.post(
+            &p,
+            "/app/signin/dev",
+            &[("email", "a@example.com"), ("return_to", &consent), ("csrf", "forged")],
+        );
+        assert_eq!((forged.status, data_error(&forged).as_deref()), (403, Some("csrf")));
+        assert!(jar.value("__Host-vs_session").is_none(), "no session from a forged form");
+        let bad_email = jar.post(
+            &p,
+            "/app/signin/dev",
+            &[("email", "not an email"), ("return_to", &consent), ("csrf", &hidden(&signin, "csrf"))],
+        );
+        assert_eq!(bad_email.status, 400);
+        assert!(jar.value("__Host-vs_session").is_none());
+        let page = html(&to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]), "a@example.com"));
+        let signout_csrf = {
+            let start = page.find("action=\"/app/signout\"").unwrap();
+            hidden(&page[start..], "csrf")
+        };
+        let r = jar.post(&p, "/app/signout", &[("csrf", "wrong"), ("return_to", "/app/account")]);
+        assert_eq!(r.status, 403);
+        let r = jar.post(&p, "/app/signout", &[("csrf", &signout_csrf), ("return_to", "/app/account")]);
+        assert_eq!((r.status, location(&r).as_str()), (303, "/app/signin?return_to=%2Fapp%2Faccount"));
+        assert!(jar.value("__Host-vs_session").is_none());
+        let r = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[
+                ("request", &consent_field(&page, "request")),
+                ("csrf", &consent_field(&page, "csrf")),
+                ("decision", "approve"),
+                ("access", "act"),
+            ],
+        );
+        assert_eq!((r.status, data_error(&r).as_deref()), (403, Some("signed_out")));
+    }
+
+    #[test]
+    fn the_development_sign_in_exists_only_on_loopback() {
+        let vars: std::collections::HashMap<&str, &str> = [
+            ("PUBLIC_URL", "https://api.vibesell.it"),
+            ("JWT_SIGNING_KEYS", "k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"),
+        ]
+        .into_iter()
+        .collect();
+        let config = crate::config::Config::from_lookup(|k| vars.get(k).map(|v| (*v).to_owned())).unwrap();
+        let p = TestPlatform::with_config(config);
+        let jar = Jar::default();
+        let page = html(&jar.get(&p, "/app/signin"));
+        assert!(!page.contains("dev-signin"), "no development form off loopback");
+        let r = jar.post(&p, "/app/signin/dev", &[("email", "a@example.com"), ("csrf", "x")]);
+        assert_eq!(r.status, 404);
+    }
+}
+
+mod token_endpoint {
+    use super::*;
+
+    fn tokens_for(p: &TestPlatform, client_id: &str, email: &str) -> Value {
+        let code = authorize_code(p, client_id, CALLBACK, email, "act");
+        let r = exchange(p, client_id, &code, CALLBACK);
+        assert_eq!(r.status, 200, "{}", html(&r));
+        json_of(&r)
+    }
+
+    #[test]
+    fn a_replayed_code_is_refused_and_revokes_what_it_issued() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let first = json_of(&exchange(&p, &client_id, &code, CALLBACK));
+        let access = first["access_token"].as_str().unwrap();
+        assert_eq!(call_tool_status(&p, access), 200);
+        let replay = exchange(&p, &client_id, &code, CALLBACK);
+        assert_error(&replay, 400, "invalid_grant");
+        assert!(json_of(&replay)["error_description"].as_str().unwrap().contains("already used"));
+        assert_eq!(call_tool_status(&p, access), 401, "the first redemption's access token stops working");
+        assert_error(
+            &refresh(&p, &client_id, first["refresh_token"].as_str().unwrap()),
+            400,
+            "invalid_grant",
+        );
+    }
+
+    #[test]
+    fn pkce_must_match_and_a_wrong_verifier_burns_the_code() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let base = [
+            ("grant_type", "authorization_code"),
+            ("client_id", client_id.as_str()),
+            ("code", code.as_str()),
+            ("redirect_uri", CALLBACK),
+        ];
+        let missing = token_request(&p, &base, &[]);
+        assert_error(&missing, 400, "invalid_request");
+        let mut wrong = base.to_vec();
+        wrong.push(("code_verifier", "x".repeat(43).leak()));
+        assert_error(&token_request(&p, &wrong, &[]), 400, "invalid_grant");
+        // The code cannot be tried again, even with the right verifier.
+        assert_error(&exchange(&p, &client_id, &code, CALLBACK), 400, "invalid_grant");
+        // The plain method's "verifier" (the challenge itself) is no verifier either.
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let plain = [
+            ("grant_type", "authorization_code"),
+            ("client_id", client_id.as_str()),
+            ("code", code.as_str()),
+            ("redirect_uri", CALLBACK),
+            ("code_verifier", CHALLENGE),
+        ];
+        assert_error(&token_request(&p, &plain, &[]), 400, "invalid_grant");
+    }
+
+    #[test]
+    fn the_redirect_uri_and_resource_must_match() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let with = |resource: &str, redirect: &str| {
+            token_request(
+                &p,
+                &[
+                    ("grant_type", "authorization_code"),
+                    ("client_id", &client_id),
+                    ("code", &code),
+                    ("code_verifier", VERIFIER),
+                    ("redirect_uri", redirect),
+                    ("resource", resource),
+                ],
+                &[],
+            )
+        };
+        assert_error(&with("http://127.0.0.1:8787/other", CALLBACK), 400, "invalid_target");
+        // A wrong resource is refused before the code is touched: it still works.
+        let ok = with("http://127.0.0.1:8787/v1/mcp/", CALLBACK);
+        assert_eq!(ok.status, 200, "{}", html(&ok));
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let r = token_request(
+            &p,
+            &[
+                ("grant_type", "authorization_code"),
+                ("client_id", &client_id),
+                ("code", &code),
+                ("code_verifier", VERIFIER),
+                ("redirect_uri", "http://127.0.0.1:6666/callback"),
+            ],
+            &[],
+        );
+        assert_error(&r, 400, "invalid_grant");
+        assert_error(&exchange(&p, &client_id, &code, CALLBACK), 400, "invalid_grant");
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let r = token_request(
+            &p,
+            &[
+                ("grant_type", "authorization_code"),
+                ("client_id", &client_id),
+                ("code", &code),
+                ("code_verifier", VERIFIER),
+            ],
+            &[],
+        );
+        assert_error(&r, 400, "invalid_grant");
+    }
+
+    #[test]
+    fn codes_and_refresh_tokens_are_bound_to_their_client() {
+        let p = TestPlatform::new();
+        let client_a = register_client(&p, LOOPBACK);
+        let client_b = register_client(&p, "http://127.0.0.1/other-callback");
+        let code = authorize_code(&p, &client_a, CALLBACK, "u@example.com", "act");
+        assert_error(&exchange(&p, &client_b, &code, CALLBACK), 400, "invalid_grant");
+        let tokens = json_of(&exchange(&p, &client_a, &code, CALLBACK));
+        assert!(tokens["access_token"].is_string(), "another client's attempt did not burn the code");
+        let rt = tokens["refresh_token"].as_str().unwrap();
+        assert_error(&refresh(&p, &client_b, rt), 400, "invalid_grant");
+        assert_eq!(refresh(&p, &client_a, rt).status, 200, "nor revoke the grant");
+    }
+
+    #[test]
+    fn codes_expire() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        p.advance(crate::oauth::CODE_TTL_MS + 1);
+        assert_error(&exchange(&p, &client_id, &code, CALLBACK), 400, "invalid_grant");
+    }
+
+    #[test]
+    fn refresh_rotates_with_an_idempotent_retry_and_reuse_revokes_the_grant() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let first = tokens_for(&p, &client_id, "u@example.com");
+        let rt1 = first["refresh_token"].as_str().unwrap().to_owned();
+        p.advance(10_000);
+        let second = json_of(&refresh(&p, &client_id, &rt1));
+        let rt2 = second["refresh_token"].as_str().unwrap().to_owned();
+        assert_ne!(rt2, rt1);
+        assert_ne!(second["access_token"], first["access_token"]);
+        // The client lost the answer and retries within the window: the very same pair.
+        p.advance(5_000);
+        let retry = refresh(&p, &client_id, &rt1);
+        assert_eq!(retry.status, 200);
+        let retry = json_of(&retry);
+        assert_eq!(retry["refresh_token"], second["refresh_token"]);
+        assert_eq!(retry["access_token"], second["access_token"]);
+        assert_eq!(retry["expires_in"], 3595);
+        // Normal use goes on.
+        let third = json_of(&refresh(&p, &client_id, &rt2));
+        let rt3 = third["refresh_token"].as_str().unwrap().to_owned();
+        let access3 = third["access_token"].as_str().unwrap().to_owned();
+        assert_eq!(call_tool_status(&p, &access3), 200);
+        // The already-used rt1 again (its successor has been used): theft; the grant ends.
+        assert_error(&refresh(&p, &client_id, &rt1), 400, "invalid_grant");
+        assert_error(&refresh(&p, &client_id, &rt3), 400, "invalid_grant");
+        assert_eq!(call_tool_status(&p, &access3), 401);
+    }
+
+    #[test]
+    fn reuse_after_the_window_revokes_the_grant() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let first = tokens_for(&p, &client_id, "u@example.com");
+        let rt1 = first["refresh_token"].as_str().unwrap().to_owned();
+        let second = json_of(&refresh(&p, &client_id, &rt1));
+        p.advance(crate::oauth::REFRESH_RETRY_WINDOW_MS + 1);
+        assert_error(&refresh(&p, &client_id, &rt1), 400, "invalid_grant");
+        assert_error(
+            &refresh(&p, &client_id, second["refresh_token"].as_str().unwrap()),
+            400,
+            "invalid_grant",
+        );
+        assert_eq!(call_tool_status(&p, second["access_token"].as_str().unwrap()), 401);
+    }
+
+    #[test]
+    fn refresh_scope_can_only_narrow() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "read");
+        let tokens = json_of(&exchange(&p, &client_id, &code, CALLBACK));
+        let rt = tokens["refresh_token"].as_str().unwrap();
+        let escalate = token_request(
+            &p,
+            &[
+                ("grant_type", "refresh_token"),
+                ("client_id", &client_id),
+                ("refresh_token", rt),
+                ("scope", "mcp mcp:act"),
+            ],
+            &[],
+        );
+        assert_error(&escalate, 400, "invalid_scope");
+        let unknown = token_request(
+            &p,
+            &[
+                ("grant_type", "refresh_token"),
+                ("client_id", &client_id),
+                ("refresh_token", rt),
+                ("scope", "admin"),
+            ],
+            &[],
+        );
+        assert_error(&unknown, 400, "invalid_scope");
+        let ok = refresh(&p, &client_id, rt);
+        assert_eq!(
+            (ok.status, json_of(&ok)["scope"].as_str()),
+            (200, Some("mcp")),
+            "the refused escalation left the token usable"
+        );
+        let full = tokens_for(&p, &client_id, "v@example.com");
+        let narrowed = token_request(
+            &p,
+            &[
+                ("grant_type", "refresh_token"),
+                ("client_id", &client_id),
+                ("refresh_token", full["refresh_token"].as_str().unwrap()),
+                ("scope", "mcp"),
+            ],
+            &[],
+        );
+        assert_eq!(json_of(&narrowed)["scope"], "mcp");
+        let again = refresh(&p, &client_id, json_of(&narrowed)["refresh_token"].as_str().unwrap());
+        assert_eq!(json_of(&again)["scope"], "mcp mcp:act", "narrowing one access token keeps the grant");
+    }
+
+    #[test]
+    fn malformed_requests_get_rfc_6749_errors() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let unknown = token_request(
+            &p,
+            &[
+                ("grant_type", "authorization_code"),
+                ("client_id", "vsc_00000000000000000000000000000000"),
+                ("code", "x"),
+                ("code_verifier", VERIFIER),
+            ],
+            &[],
+        );
+        assert_error(&unknown, 401, "invalid_client");
+        assert!(unknown.header("www-authenticate").unwrap().starts_with("Basic"));
+        assert_error(
+            &token_request(&p, &[("grant_type", "authorization_code"), ("code", "x")], &[]),
+            401,
+            "invalid_client",
+        );
+        assert_error(
+            &token_request(&p, &[("grant_type", "password"), ("client_id", &client_id)], &[]),
+            400,
+            "unsupported_grant_type",
+        );
+        assert_error(
+            &token_request(&p, &[("grant_type", "client_credentials"), ("client_id", &client_id)], &[]),
+            400,
+            "unsupported_grant_type",
+        );
+        assert_error(&token_request(&p, &[("client_id", &client_id)], &[]), 400, "invalid_request");
+        assert_error(
+            &token_request(
+                &p,
+                &[
+                    ("grant_type", "authorization_code"),
+                    ("grant_type", "refresh_token"),
+                    ("client_id", &client_id),
+                ],
+                &[],
+            ),
+            400,
+            "invalid_request",
+        );
+        assert_error(
+            &token_request(
+                &p,
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("client_id", &client_id),
+                    ("refresh_token", "vsrt_garbage"),
+                ],
+                &[],
+            ),
+            400,
+            "invalid_grant",
+        );
+        let forged_route = format!("vsrt_{}_{}", "a".repeat(64), "b".repeat(64));
+        assert_error(
+            &token_request(
+                &p,
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("client_id", &client_id),
+                    ("refresh_token", &forged_route),
+                ],
+                &[],
+            ),
+            400,
+            "invalid_grant",
+        );
+        let json_body = send(
+            &p,
+            request(
+                "POST",
+                "/v1/oauth/token",
+                &[("content-type", "application/json")],
+                b"{\"grant_type\":\"refresh_token\"}",
+            ),
+        );
+        assert_error(&json_body, 400, "invalid_request");
+        let big = format!("grant_type=refresh_token&client_id={client_id}&pad={}", "x".repeat(20_000));
+        let oversized = send(
+            &p,
+            request(
+                "POST",
+                "/v1/oauth/token",
+                &[("content-type", "application/x-www-form-urlencoded")],
+                big.as_bytes(),
+            ),
+        );
+        assert_error(&oversized, 400, "invalid_request");
+        let pre =
+            send(&p, request("OPTIONS", "/v1/oauth/token", &[("origin", "http://localhost:6274")], b""));
+        assert_eq!(pre.status, 204);
+        assert_eq!(send(&p, request("GET", "/v1/oauth/token", &[], b"")).status, 405);
+    }
+
+    #[test]
+    fn confidential_clients_authenticate_by_their_registered_method() {
+        let p = TestPlatform::new();
+        let r = register(&p, &json!({"redirect_uris": [LOOPBACK], "client_name": "Conf"}));
+        let reg = json_of(&r);
+        let id = reg["client_id"].as_str().unwrap().to_owned();
+        let secret = reg["client_secret"].as_str().unwrap().to_owned();
+        let code = authorize_code(&p, &id, CALLBACK, "u@example.com", "act");
+        use base64::Engine as _;
+        let basic = |id: &str, secret: &str| {
+            format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("{id}:{secret}")))
+        };
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code.as_str()),
+            ("code_verifier", VERIFIER),
+            ("redirect_uri", CALLBACK),
+        ];
+        let wrong = token_request(&p, &form, &[("authorization", &basic(&id, "wrong"))]);
+        assert_error(&wrong, 401, "invalid_client");
+        let mut as_post = form.to_vec();
+        as_post.extend([("client_id", id.as_str()), ("client_secret", secret.as_str())]);
+        assert_error(&token_request(&p, &as_post, &[]), 401, "invalid_client");
+        let mut public = form.to_vec();
+        public.push(("client_id", id.as_str()));
+        assert_error(&token_request(&p, &public, &[]), 401, "invalid_client");
+        let mut both = form.to_vec();
+        both.push(("client_secret", secret.as_str()));
+        assert_error(
+            &token_request(&p, &both, &[("authorization", &basic(&id, &secret))]),
+            400,
+            "invalid_request",
+        );
+        assert_error(&token_request(&p, &form, &[("authorization", "Basic !!!")]), 401, "invalid_client");
+        let ok = token_request(&p, &form, &[("authorization", &basic(&id, &secret))]);
+        assert_eq!(ok.status, 200, "{}", html(&ok));
+    }
+
+    #[test]
+    fn the_claude_app_gets_app_tokens_and_decide_approval() {
+        let p = TestPlatform::new();
+        let claude = "https://claude.ai/api/mcp/auth_callback";
+        let client_id = register_client(&p, claude);
+        let jar = Jar::default();
+        let page = to_consent(&p, &jar, &authorize_url(&client_id, claude, &[]), "c@example.com");
+        assert!(!html(&page).contains("runs on your computer"));
+        assert!(
+            page.header("content-security-policy").unwrap().contains("form-action 'self' https://claude.ai;")
+        );
+        let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
+        let tokens = json_of(&exchange(&p, &client_id, &code, claude));
+        let access = tokens["access_token"].as_str().unwrap();
+        let (principal, _) =
+            crate::auth::jwt::verify(&crate::testing::test_config(), access, p.now_ms.get()).unwrap();
+        assert!(principal.app);
+        assert!(tool_names(&p, access).contains(&"decide_approval".to_owned()));
+        let other = tokens_for(&p, &register_client(&p, LOOPBACK), "c@example.com");
+        assert!(
+            !tool_names(&p, other["access_token"].as_str().unwrap()).contains(&"decide_approval".to_owned())
+        );
+    }
+
+    #[test]
+    fn token_requests_are_rate_limited_per_grant() {
+        let mut config = crate::testing::test_config();
+        config.rate_limits.token = crate::config::Limit { capacity: 2, window_secs: 60 };
+        let p = TestPlatform::with_config(config);
+        let client_id = register_client(&p, LOOPBACK);
+        let first = tokens_for(&p, &client_id, "u@example.com");
+        let rt = first["refresh_token"].as_str().unwrap();
+        let second = json_of(&refresh(&p, &client_id, rt));
+        let limited = refresh(&p, &client_id, second["refresh_token"].as_str().unwrap());
+        assert_error(&limited, 429, "too_many_requests");
+        assert_eq!(limited.header("retry-after"), Some("30"));
+        let other_user = tokens_for(&p, &client_id, "someone-else@example.com");
+        assert!(other_user["access_token"].is_string(), "another user's grant has its own budget");
+        p.advance(30_000);
+        assert_eq!(
+            refresh(&p, &client_id, second["refresh_token"].as_str().unwrap()).status,
+            200,
+            "the limited request rotated nothing"
+        );
+    }
+}

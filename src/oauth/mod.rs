@@ -17,17 +17,22 @@
 //!   object (`grants.rs`), reached from an opaque token through its routing id (`tokens.rs`), so
 //!   that a revoked grant is a local check when a tool runs.
 
+pub mod authorize;
 pub mod cimd;
 pub mod clients;
+pub mod consent;
 pub mod error;
 pub mod form;
 pub mod grants;
 pub mod metadata;
+pub mod pages;
 pub mod pkce;
 pub mod ratelimit;
 pub mod redirect;
 pub mod register;
+pub mod session;
 pub mod state;
+pub mod token;
 pub mod tokens;
 
 use crate::tools::registry::LocalBoxFuture;

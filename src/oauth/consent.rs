@@ -1,0 +1,274 @@
+//! The consent page: `GET /v1/oauth/consent?request=<handle>` shows it (after sign-in),
+//! `POST /v1/oauth/consent` decides.
+//!
+//! The page names the app (its self-chosen name, marked as such), where the answer goes (the
+//! redirect URI's host, with a warning when it is this computer), who published a metadata
+//! document, and the access asked for; "read and act" can be narrowed to "read only". The
+//! decision needs the browser that started the request (the handle is bound to its cookie), the
+//! signed-in session, and a CSRF token bound to both; the pending request is then taken — read
+//! and deleted in one step — so a handle decides once. Approval records the grant and its code
+//! in the user's workspace object and redirects with `code`, `state` and `iss`; denial with
+//! `error=access_denied`, `state` and `iss` (RFC 9207).
+
+use super::authorize::{self, Pending};
+use super::clients::Source;
+use super::error::{ErrorCode, OAuthError};
+use super::form::Form;
+use super::grants::{AccountOp, AccountReply, NewGrant};
+use super::pages::{self, Page, esc};
+use super::session::{self, Browser, Session, SigninContext};
+use super::state::{EntryKind, StateOp, StateReply};
+use super::tokens::{self, Kind};
+use super::{AccountAddr, CONSENT_PATH, redirect};
+use crate::auth::ScopeSet;
+use crate::config::Config;
+use crate::http::{HttpRequest, HttpResponse, Platform};
+use crate::mcp::Trace;
+
+fn unknown_request(trace: &mut Trace) -> HttpResponse {
+    trace.outcome = "refused";
+    trace.detail = Some("request unknown, used, expired or of another browser".into());
+    pages::error(
+        400,
+        "request_unknown",
+        "This link has expired",
+        "The authorization request is no longer valid: it was already answered, it is more than 10 minutes old, or it was started in another browser. Start connecting again from your app.",
+    )
+}
+
+fn valid_handle(raw: Option<&str>) -> Option<&str> {
+    raw.filter(|h| h.len() == 64 && h.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+}
+
+fn csrf_purpose(handle: &str, session: &Session) -> String {
+    format!("consent|{handle}|{}", session.fingerprint())
+}
+
+async fn peek(
+    platform: &dyn Platform,
+    handle: &str,
+    browser: &Browser,
+) -> Result<Option<Pending>, OAuthError> {
+    let (object, key) = authorize::pending_location(handle);
+    let op = StateOp::Peek { kind: EntryKind::Pending, key, binding: browser.binding() };
+    match platform.objects().state(object, op).await {
+        Ok(StateReply::Doc { doc: Some(doc) }) => {
+            serde_json::from_str(&doc).map(Some).map_err(|e| OAuthError::unavailable(format!("pending: {e}")))
+        }
+        Ok(_) => Ok(None),
+        Err(e) => Err(OAuthError::unavailable(e.to_string())),
+    }
+}
+
+/// `GET /v1/oauth/consent`.
+pub async fn show(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+) -> HttpResponse {
+    let query = Form::parse(req.query.as_deref().unwrap_or("").as_bytes());
+    let Some(handle) = valid_handle(query.get("request").ok().flatten()) else {
+        return unknown_request(trace);
+    };
+    let Some(browser) = Browser::existing(req) else { return unknown_request(trace) };
+    let pending = match peek(platform, handle, &browser).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return unknown_request(trace),
+        Err(e) => return session::unavailable_page(&e),
+    };
+    let return_to = format!("{CONSENT_PATH}?request={handle}");
+    match session::signed_in(req, platform).await {
+        Ok(Some(session)) => consent_page(&pending, handle, &session),
+        Ok(None) => session::signin_page(
+            config,
+            &browser,
+            &return_to,
+            &SigninContext { client_name: Some(&pending.client_name) },
+            None,
+        ),
+        Err(e) => session::unavailable_page(&e),
+    }
+}
+
+fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
+    let name = esc(&p.client_name);
+    let host = esc(&redirect::display_host(&p.redirect_uri));
+    let mut facts = format!(
+        "<dl><dt>App</dt><dd><strong>{name}</strong> <span class=\"muted\">(the name the app gave itself)</span></dd>\
+         <dt>Answer goes to</dt><dd><code>{host}</code></dd>"
+    );
+    if p.source == Source::Cimd {
+        facts.push_str(&format!(
+            "<dt>Published by</dt><dd><code>{}</code></dd>",
+            esc(&redirect::display_host(&p.client_id))
+        ));
+    }
+    facts.push_str("</dl>");
+    let warning = if redirect::is_loopback_uri(&p.redirect_uri) {
+        format!(
+            "<p class=\"warn\">This app runs on your computer: the answer goes to <code>{host}</code>. \
+             Any program on this computer can call itself “{name}”, so continue only if you just started \
+             connecting it yourself.</p>"
+        )
+    } else {
+        String::new()
+    };
+    let access = if p.scope.act {
+        "<fieldset><legend>Access</legend>\
+         <label class=\"choice\"><input type=\"radio\" name=\"access\" value=\"act\" checked>\
+         <span><strong>Read and act</strong><span class=\"muted\">See your workspace and prepare campaigns. \
+         Anything that spends money, sends email or cannot be undone still waits for your approval.</span></span></label>\
+         <label class=\"choice\"><input type=\"radio\" name=\"access\" value=\"read\">\
+         <span><strong>Read only</strong><span class=\"muted\">See your workspace; change nothing.</span></span></label></fieldset>"
+            .to_owned()
+    } else {
+        "<fieldset><legend>Access</legend><p><strong>Read only</strong>: see your workspace; change nothing.</p>\
+         <input type=\"hidden\" name=\"access\" value=\"read\"></fieldset>"
+            .to_owned()
+    };
+    let return_to = format!("{CONSENT_PATH}?request={handle}");
+    let body = format!(
+        "<h1>Connect {name} to VibeSell?</h1>\
+         <p class=\"muted\">Signed in as <strong>{who}</strong>. {signout}</p>{facts}{warning}\
+         <form method=\"post\" action=\"{CONSENT_PATH}\" data-form=\"consent\">\
+         <input type=\"hidden\" name=\"request\" value=\"{handle}\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+         {access}<div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button>\
+         <button class=\"primary\" type=\"submit\" name=\"decision\" value=\"approve\">Allow</button></div></form>\
+         <p class=\"muted\">You can disconnect it at any time from your account.</p>",
+        who = esc(&session.display),
+        signout = session::signout_form(session, &return_to, "Not you?"),
+        csrf = esc(&session.csrf(&csrf_purpose(handle, session))),
+    );
+    let form_targets = redirect::origin(&p.redirect_uri).into_iter().collect();
+    Page {
+        status: 200,
+        title: format!("Connect {}", p.client_name),
+        name: "consent",
+        error: None,
+        body,
+        form_targets,
+    }
+    .render()
+}
+
+/// `POST /v1/oauth/consent`.
+pub async fn decide(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+) -> HttpResponse {
+    let form = match session::page_form(req, config) {
+        Ok(form) => form,
+        Err(page) => {
+            trace.outcome = "refused";
+            return page;
+        }
+    };
+    let Some(handle) = valid_handle(form.get("request").ok().flatten()) else {
+        return unknown_request(trace);
+    };
+    let session = match session::signed_in(req, platform).await {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            trace.outcome = "refused";
+            return pages::error(
+                403,
+                "signed_out",
+                "You are signed out",
+                "Nothing was decided. Go back to your app and start connecting again.",
+            );
+        }
+        Err(e) => return session::unavailable_page(&e),
+    };
+    let browser = Browser::existing(req);
+    let csrf_ok = browser.is_some()
+        && form
+            .get("csrf")
+            .ok()
+            .flatten()
+            .is_some_and(|c| session.check_csrf(&csrf_purpose(handle, &session), c));
+    let (Some(browser), true) = (browser, csrf_ok) else {
+        trace.outcome = "refused";
+        trace.detail = Some("csrf".into());
+        return pages::error(
+            403,
+            "csrf",
+            "This form has expired",
+            "The form did not come from this browser's session with VibeSell, so nothing was decided. Go back, reload the page and try again.",
+        );
+    };
+    let approve = match form.get("decision").ok().flatten() {
+        Some("approve") => true,
+        Some("deny") => false,
+        _ => {
+            trace.outcome = "refused";
+            return pages::error(400, "invalid_request", "Unexpected form", "Choose Allow or Deny.");
+        }
+    };
+    let narrowed = match form.get("access").ok().flatten() {
+        Some("act") => false,
+        Some("read") => true,
+        None if !approve => true,
+        _ => {
+            trace.outcome = "refused";
+            return pages::error(400, "invalid_request", "Unexpected form", "Choose the access to grant.");
+        }
+    };
+    // The single use: read and delete in one step, bound to this browser.
+    let (object, key) = authorize::pending_location(handle);
+    let op = StateOp::Take { kind: EntryKind::Pending, key, binding: browser.binding() };
+    let pending: Pending = match platform.objects().state(object, op).await {
+        Ok(StateReply::Doc { doc: Some(doc) }) => match serde_json::from_str(&doc) {
+            Ok(p) => p,
+            Err(e) => return session::unavailable_page(&OAuthError::unavailable(e.to_string())),
+        },
+        Ok(_) => return unknown_request(trace),
+        Err(e) => return session::unavailable_page(&OAuthError::unavailable(e.to_string())),
+    };
+    let to_client = |e: OAuthError, trace: &mut Trace| {
+        // The user acted: the answer goes back even to a redirect URI we would not bounce to
+        // unasked.
+        authorize::error_to_client(&e, &pending.redirect_uri, pending.state.as_deref(), true, config, trace)
+    };
+    if !approve {
+        return to_client(OAuthError::new(ErrorCode::AccessDenied, "The user denied access."), trace);
+    }
+    let scope = if narrowed { ScopeSet::READ } else { pending.scope };
+    let secret = tokens::new_secret();
+    let op = AccountOp::CreateGrant(NewGrant {
+        subject: session.subject.clone(),
+        client_id: pending.client_id.clone(),
+        client_name: pending.client_name.clone(),
+        redirect_uri: pending.redirect_uri.clone(),
+        redirect_uri_in_request: pending.redirect_uri_in_request,
+        scope,
+        app: pending.app,
+        resource: pending.resource.clone(),
+        code_hash: tokens::hash(&secret),
+        code_challenge: pending.code_challenge.clone(),
+        refresh: pending.refresh,
+    });
+    match platform.objects().account(AccountAddr::Workspace(session.workspace.clone()), op).await {
+        Ok(AccountReply::GrantCreated { route, grant_id }) => {
+            trace.outcome = "ok";
+            trace.detail = Some(format!("granted {grant_id} ({})", scope.to_wire()));
+            let mut params = vec![("code", tokens::format(Kind::Code, &route, &secret))];
+            if let Some(state) = &pending.state {
+                params.push(("state", state.clone()));
+            }
+            params.push(("iss", config.issuer().to_owned()));
+            pages::redirect(&redirect::with_params(&pending.redirect_uri, &params))
+        }
+        Ok(other) => to_client(
+            OAuthError::new(ErrorCode::ServerError, "Try again.").logged(format!("{other:?}")),
+            trace,
+        ),
+        Err(e) => to_client(
+            OAuthError::new(ErrorCode::TemporarilyUnavailable, "Try again in a moment.")
+                .logged(e.to_string()),
+            trace,
+        ),
+    }
+}

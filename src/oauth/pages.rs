@@ -1,0 +1,203 @@
+//! The server-rendered pages of the authorization server and the account: plain HTML from this
+//! Worker with one inline stylesheet, no script and no third-party resource.
+//!
+//! Every page goes out with the headers RFC 9700 §4.16 and the MCP security best practices ask
+//! for: a Content-Security-Policy with `frame-ancestors 'none'` (and `X-Frame-Options: DENY` for
+//! older browsers) against clickjacking, `default-src 'none'` with the stylesheet allowed by its
+//! hash, `form-action` limited to this origin and the one place a form may lead (the client's
+//! redirect URI after consent), `Cache-Control: no-store`, and `Referrer-Policy: no-referrer` so
+//! that no URL of the flow leaks to another site. All untrusted text (client names, URIs,
+//! emails) goes through [`esc`]. Each page's `<main>` names the page and, for errors, a stable
+//! error code in `data-error`, which the tests check.
+
+use std::sync::OnceLock;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use sha2::{Digest, Sha256};
+
+use crate::http::HttpResponse;
+
+const CSS: &str = "\
+:root{color-scheme:light dark;--fg:#16181d;--muted:#5b6170;--bg:#f4f5f8;--card:#fff;--line:#dfe2e8;--accent:#3b5bdb;--accent-fg:#fff;--warn:#8a5a00;--warn-bg:#fff6e0;--bad:#b42318}\
+@media (prefers-color-scheme:dark){:root{--fg:#e9ebf0;--muted:#a2a8b5;--bg:#111318;--card:#1b1e25;--line:#2c313b;--accent:#7b93ff;--accent-fg:#0b0d12;--warn:#ffcf70;--warn-bg:#2e2410;--bad:#ff8a80}}\
+*{box-sizing:border-box}body{margin:0;font:16px/1.5 system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;background:var(--bg);color:var(--fg)}\
+main{max-width:30rem;margin:6vh auto;padding:2rem;background:var(--card);border:1px solid var(--line);border-radius:14px}\
+.brand{font-weight:700;letter-spacing:.02em;color:var(--accent)}h1{font-size:1.35rem;line-height:1.3;margin:.6rem 0 1rem}\
+p{margin:.5rem 0}.muted{color:var(--muted);font-size:.9rem}code{font:.9em ui-monospace,SFMono-Regular,Menlo,monospace;overflow-wrap:anywhere}\
+dl{display:grid;grid-template-columns:auto 1fr;gap:.35rem 1rem;margin:1rem 0}dt{color:var(--muted)}dd{margin:0;overflow-wrap:anywhere}\
+.warn{background:var(--warn-bg);color:var(--warn);padding:.75rem 1rem;border-radius:10px;font-size:.92rem}\
+fieldset{border:1px solid var(--line);border-radius:10px;margin:1rem 0;padding:.5rem 1rem}legend{color:var(--muted);padding:0 .3rem}\
+label.choice{display:flex;gap:.6rem;align-items:flex-start;padding:.45rem 0}label.choice span{display:block}\
+input[type=email]{width:100%;padding:.6rem .7rem;border:1px solid var(--line);border-radius:8px;font:inherit;background:var(--bg);color:var(--fg)}\
+.actions{display:flex;gap:.75rem;justify-content:flex-end;margin-top:1.25rem;flex-wrap:wrap}\
+button,.button{font:inherit;padding:.6rem 1.1rem;border-radius:8px;border:1px solid var(--line);background:var(--card);color:var(--fg);cursor:pointer;text-decoration:none;display:inline-block}\
+button.primary,.button.primary{background:var(--accent);border-color:var(--accent);color:var(--accent-fg);font-weight:600}\
+button.link{border:0;padding:0;background:none;color:var(--accent);font-size:inherit;text-decoration:underline}\
+form.inline{display:inline}hr{border:0;border-top:1px solid var(--line);margin:1.25rem 0}\
+ul.apps{list-style:none;padding:0;margin:1rem 0}ul.apps li{display:flex;justify-content:space-between;gap:1rem;align-items:center;padding:.75rem 0;border-top:1px solid var(--line)}\
+.error h1{color:var(--bad)}";
+
+/// `'sha256-…'` of the stylesheet, for the CSP.
+fn style_hash() -> &'static str {
+    static HASH: OnceLock<String> = OnceLock::new();
+    HASH.get_or_init(|| format!("'sha256-{}'", STANDARD.encode(Sha256::digest(CSS.as_bytes()))))
+}
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A page to render.
+#[derive(Debug, Clone, Default)]
+pub struct Page {
+    /// HTTP status.
+    pub status: u16,
+    /// The `<title>` (before " · VibeSell").
+    pub title: String,
+    /// Names the page in `data-page`.
+    pub name: &'static str,
+    /// A stable error code for `data-error`, on error pages.
+    pub error: Option<&'static str>,
+    /// The HTML inside `<main>`, after the brand line (already escaped where needed).
+    pub body: String,
+    /// Origins a form on this page may lead to besides this one.
+    pub form_targets: Vec<String>,
+}
+
+impl Page {
+    /// Renders the page with its security headers.
+    pub fn render(self) -> HttpResponse {
+        let error_attr = self.error.map(|e| format!(r#" data-error="{e}""#)).unwrap_or_default();
+        let class = if self.error.is_some() { r#" class="error""# } else { "" };
+        let html = format!(
+            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
+             <meta name=\"referrer\" content=\"no-referrer\"><title>{title} · VibeSell</title>\
+             <style>{CSS}</style></head><body><main data-page=\"{name}\"{error_attr}{class}>\
+             <div class=\"brand\">VibeSell</div>{body}</main></body></html>",
+            title = esc(&self.title),
+            name = self.name,
+            body = self.body,
+        );
+        let mut form_action = String::from("'self'");
+        for target in &self.form_targets {
+            // Origins come from validated URLs; anything else is left out rather than trusted.
+            if target.bytes().all(|b| b.is_ascii_alphanumeric() || b":/.-[]".contains(&b)) {
+                form_action.push(' ');
+                form_action.push_str(target);
+            }
+        }
+        let csp = format!(
+            "default-src 'none'; style-src {}; img-src data:; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'",
+            style_hash()
+        );
+        security_headers(HttpResponse::new(self.status, "text/html; charset=utf-8", html))
+            .with("content-security-policy", csp)
+    }
+}
+
+/// The headers every page and every redirect of the browser flow carries.
+pub fn security_headers(response: HttpResponse) -> HttpResponse {
+    response
+        .with("cache-control", "no-store")
+        .with("pragma", "no-cache")
+        .with("x-frame-options", "DENY")
+        .with("referrer-policy", "no-referrer")
+        .with("cross-origin-opener-policy", "same-origin")
+}
+
+/// A 303 redirect (never 307: a POST body must not follow, RFC 9700 §4.12), with the page
+/// headers.
+pub fn redirect(location: &str) -> HttpResponse {
+    security_headers(HttpResponse::empty(303).with("location", location))
+}
+
+/// An error page.
+pub fn error(status: u16, code: &'static str, title: &str, message: &str) -> HttpResponse {
+    Page {
+        status,
+        title: title.to_owned(),
+        name: "error",
+        error: Some(code),
+        body: format!("<h1>{}</h1><p>{}</p>", esc(title), esc(message)),
+        form_targets: Vec::new(),
+    }
+    .render()
+}
+
+/// An error the client should hear about, when its redirect URI is not one we trust to bounce
+/// the user to automatically (RFC 9700 §4.11.2: an authorization server must not become an open
+/// redirector for a client anyone could register). The user sees what happened and may go back.
+pub fn error_with_return(
+    status: u16,
+    code: &'static str,
+    message: &str,
+    host: &str,
+    href: &str,
+) -> HttpResponse {
+    Page {
+        status,
+        title: "This app's request cannot be completed".into(),
+        name: "error",
+        error: Some(code),
+        body: format!(
+            "<h1>This app's request cannot be completed</h1><p>{}</p>\
+             <p class=\"muted\">Going back tells the app what went wrong.</p>\
+             <div class=\"actions\"><a class=\"button\" href=\"{}\">Back to {}</a></div>",
+            esc(message),
+            esc(href),
+            esc(host)
+        ),
+        form_targets: Vec::new(),
+    }
+    .render()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_and_sets_the_headers() {
+        assert_eq!(esc(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        let r = Page {
+            status: 200,
+            title: "<t>".into(),
+            name: "test",
+            body: "<p>hi</p>".into(),
+            form_targets: vec![
+                "https://claude.ai".into(),
+                "javascript:alert(1)".into(),
+                "x; script-src *".into(),
+            ],
+            ..Page::default()
+        }
+        .render();
+        let csp = r.header("content-security-policy").unwrap();
+        assert!(csp.contains("frame-ancestors 'none'"));
+        assert!(csp.contains("default-src 'none'"));
+        assert!(csp.contains("form-action 'self' https://claude.ai;"), "{csp}");
+        assert!(!csp.contains("javascript") && !csp.contains("script-src *"));
+        assert!(csp.contains(style_hash()));
+        assert_eq!(r.header("x-frame-options"), Some("DENY"));
+        assert_eq!(r.header("cache-control"), Some("no-store"));
+        assert_eq!(r.header("referrer-policy"), Some("no-referrer"));
+        let html = String::from_utf8(r.body).unwrap();
+        assert!(html.contains("<title>&lt;t&gt; · VibeSell</title>"));
+        assert!(!html.contains("<script"), "no script on any page");
+        assert!(!html.contains("http://") && !html.contains("https://"), "no third-party resource");
+    }
+}
