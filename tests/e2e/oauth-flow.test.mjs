@@ -1,0 +1,223 @@
+// The authorization code flow against the real Worker in workerd, driven over HTTP as a browser
+// submits the pages' forms: sign-in, consent, code exchange, refresh, and what concurrency does
+// to single-use secrets in Durable Objects.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startWorker, connect, post, rpc } from "./harness.mjs";
+import { Browser, pkce, registerClient, authorizeUrl, consent, tokenRequest, hidden, dataError } from "./oauth.mjs";
+
+let worker;
+let client;
+const redirectUri = "http://127.0.0.1:49152/callback";
+
+before(async () => {
+  worker = await startWorker();
+  client = await registerClient(worker, ["http://127.0.0.1/callback"]);
+});
+after(async () => {
+  await worker?.stop();
+});
+
+async function codeFor(email, access = "act") {
+  const { verifier, challenge } = pkce();
+  const browser = new Browser(worker.url);
+  const back = await consent(browser, authorizeUrl(worker, { clientId: client.client_id, redirectUri, challenge }), { email, access });
+  assert.equal(back.origin + back.pathname, redirectUri);
+  assert.equal(back.searchParams.get("state"), "st-e2e");
+  assert.equal(back.searchParams.get("iss"), worker.origin);
+  return { code: back.searchParams.get("code"), verifier, browser };
+}
+
+const redeem = (code, verifier) =>
+  tokenRequest(worker, {
+    grant_type: "authorization_code",
+    client_id: client.client_id,
+    code,
+    code_verifier: verifier,
+    redirect_uri: redirectUri,
+    resource: `${worker.origin}/v1/mcp`,
+  });
+
+const refresh = (refreshToken) =>
+  tokenRequest(worker, { grant_type: "refresh_token", client_id: client.client_id, refresh_token: refreshToken });
+
+test("sign in, consent, exchange the code and use the token with the MCP SDK client", async () => {
+  const { verifier, challenge } = pkce();
+  const browser = new Browser(worker.url);
+  const start = await browser.get(authorizeUrl(worker, { clientId: client.client_id, redirectUri, challenge }));
+  assert.equal(start.status, 303);
+  const setCookie = start.headers.getSetCookie().join("\n");
+  assert.match(setCookie, /^__Host-vs_browser=[0-9a-f]{64}; Path=\/; Secure; HttpOnly; SameSite=Lax/);
+  const signin = await browser.get(start.location);
+  assert.equal(signin.status, 200);
+  for (const [h, v] of [
+    ["x-frame-options", "DENY"],
+    ["cache-control", "no-store"],
+    ["referrer-policy", "no-referrer"],
+  ]) {
+    assert.equal(signin.headers.get(h), v, h);
+  }
+  const csp = signin.headers.get("content-security-policy");
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.match(csp, /default-src 'none'/);
+  assert.doesNotMatch(signin.text, /<script|https?:\/\/(?!127\.0\.0\.1)/, "no script, no third-party resource");
+
+  const back = await consent(browser, authorizeUrl(worker, { clientId: client.client_id, redirectUri, challenge }), {
+    email: "flow@example.com",
+  });
+  const tokens = await redeem(back.searchParams.get("code"), verifier);
+  assert.equal(tokens.status, 200, tokens.text);
+  assert.equal(tokens.headers.get("cache-control"), "no-store");
+  assert.equal(tokens.json.token_type, "Bearer");
+  assert.equal(tokens.json.scope, "mcp mcp:act");
+  assert.match(tokens.json.refresh_token, /^vsrt_[0-9a-f]{64}_[0-9a-f]{64}$/);
+  const claims = JSON.parse(Buffer.from(tokens.json.access_token.split(".")[1], "base64url"));
+  assert.equal(claims.iss, worker.origin);
+  assert.equal(claims.aud, `${worker.origin}/v1/mcp`);
+  assert.equal(claims.sub, "flow@example.com");
+  assert.equal(claims.client_id, client.client_id);
+  assert.match(claims.gid, /^gr_/);
+  assert.equal(claims.exp - claims.iat, 3600);
+
+  const sdk = await connect(worker, {}, { token: tokens.json.access_token });
+  const { tools } = await sdk.listTools();
+  assert.ok(tools.some((t) => t.name === "remember"));
+  const result = await sdk.callTool({ name: "get_workspace_context", arguments: {} });
+  assert.equal(result.isError, false);
+  await sdk.close();
+
+  const rotated = await refresh(tokens.json.refresh_token);
+  assert.equal(rotated.status, 200, rotated.text);
+  assert.notEqual(rotated.json.refresh_token, tokens.json.refresh_token);
+  const again = await post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), { token: rotated.json.access_token });
+  assert.equal(again.status, 200);
+});
+
+test("a code redeemed 12 times at once has exactly one winner, and the replays revoke its grant", async () => {
+  const { code, verifier } = await codeFor("race@example.com");
+  const answers = await Promise.all(Array.from({ length: 12 }, () => redeem(code, verifier)));
+  const winners = answers.filter((a) => a.status === 200);
+  assert.equal(winners.length, 1, answers.map((a) => a.status).join(","));
+  for (const a of answers.filter((a) => a.status !== 200)) {
+    assert.equal(a.status, 400);
+    assert.equal(a.json.error, "invalid_grant");
+  }
+  // RFC 6749 §10.5: the replays revoke what the winner got.
+  const call = await post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), {
+    token: winners[0].json.access_token,
+  });
+  assert.equal(call.status, 401);
+  assert.match(call.headers.get("www-authenticate"), /error="invalid_token"/);
+  assert.equal((await refresh(winners[0].json.refresh_token)).json.error, "invalid_grant");
+});
+
+test("a refresh token presented 10 times at once rotates once; every caller gets the same new pair", async () => {
+  const { code, verifier } = await codeFor("refresh-race@example.com");
+  const tokens = (await redeem(code, verifier)).json;
+  const answers = await Promise.all(Array.from({ length: 10 }, () => refresh(tokens.refresh_token)));
+  assert.deepEqual(
+    answers.map((a) => a.status),
+    Array(10).fill(200),
+  );
+  const pairs = new Set(answers.map((a) => `${a.json.refresh_token} ${a.json.access_token}`));
+  assert.equal(pairs.size, 1, "one rotation; the others are idempotent retries");
+  const next = answers[0].json;
+  assert.notEqual(next.refresh_token, tokens.refresh_token);
+  assert.equal((await refresh(next.refresh_token)).status, 200);
+  // The first token again, after its successor was used: reuse, and the grant ends.
+  const reuse = await refresh(tokens.refresh_token);
+  assert.equal(reuse.json.error, "invalid_grant");
+  const call = await post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), { token: next.access_token });
+  assert.equal(call.status, 401);
+});
+
+test("narrowing to read only at consent gives a read-only token", async () => {
+  const { code, verifier } = await codeFor("reader@example.com", "read");
+  const tokens = await redeem(code, verifier);
+  assert.equal(tokens.json.scope, "mcp");
+  const sdk = await connect(worker, {}, { token: tokens.json.access_token });
+  const names = (await sdk.listTools()).tools.map((t) => t.name);
+  assert.ok(names.includes("get_workspace_context"));
+  assert.ok(!names.includes("remember"));
+  await sdk.close();
+});
+
+test("consent refuses forged forms, other browsers and reuse, and consumes nothing when it does", async () => {
+  const { challenge } = pkce();
+  const browser = new Browser(worker.url);
+  const url = authorizeUrl(worker, { clientId: client.client_id, redirectUri, challenge });
+  const start = await browser.get(url);
+  let page = await browser.get(start.location);
+  await browser.post("/app/signin/dev", {
+    email: "csrf@example.com",
+    return_to: hidden(page.text, "return_to"),
+    csrf: hidden(page.text, "csrf", 'data-form="dev-signin"'),
+  });
+  page = await browser.get(start.location);
+  const request = hidden(page.text, "request", 'data-form="consent"');
+  const csrf = hidden(page.text, "csrf", 'data-form="consent"');
+  const forged = await browser.post("/v1/oauth/consent", { request, csrf: "forged", decision: "approve", access: "act" });
+  assert.equal(forged.status, 403);
+  assert.equal(dataError(forged.text), "csrf");
+  const crossSite = await browser.post("/v1/oauth/consent", { request, csrf, decision: "approve", access: "act" }, { origin: "https://evil.example" });
+  assert.equal(crossSite.status, 403);
+  const other = new Browser(worker.url, { ip: "192.0.2.99" });
+  const seen = await other.get(start.location);
+  assert.equal(seen.status, 400);
+  assert.equal(dataError(seen.text), "request_unknown");
+  const ok = await browser.post("/v1/oauth/consent", { request, csrf, decision: "approve", access: "act" });
+  assert.equal(ok.status, 303);
+  assert.ok(new URL(ok.location).searchParams.get("code"));
+  const twice = await browser.post("/v1/oauth/consent", { request, csrf, decision: "approve", access: "act" });
+  assert.equal(twice.status, 400);
+  assert.equal(dataError(twice.text), "request_unknown");
+});
+
+test("authorize errors: bad clients and redirect URIs stay on our page; the rest go back with state and iss", async () => {
+  const { challenge } = pkce();
+  const browser = new Browser(worker.url);
+  for (const [redirect, id, code] of [
+    ["http://127.0.0.1:49152/elsewhere", client.client_id, "invalid_redirect_uri"],
+    ["http://localhost:49152/callback", client.client_id, "invalid_redirect_uri"],
+    ["https://evil.example/callback", client.client_id, "invalid_redirect_uri"],
+    [redirectUri, "vsc_ffffffffffffffffffffffffffffffff", "unknown_client"],
+  ]) {
+    const r = await browser.get(authorizeUrl(worker, { clientId: id, redirectUri: redirect, challenge }));
+    assert.equal(r.status, 400, redirect);
+    assert.equal(r.location, null);
+    assert.equal(dataError(r.text), code);
+  }
+  for (const [extra, code] of [
+    [{ code_challenge_method: "plain" }, "invalid_request"],
+    [{ code_challenge: undefined }, "invalid_request"],
+    [{ scope: "mcp admin" }, "invalid_scope"],
+    [{ resource: "https://evil.example/v1/mcp" }, "invalid_target"],
+    [{ response_type: "token" }, "unsupported_response_type"],
+  ]) {
+    const u = new URL(authorizeUrl(worker, { clientId: client.client_id, redirectUri, challenge }));
+    for (const [k, v] of Object.entries(extra)) v === undefined ? u.searchParams.delete(k) : u.searchParams.set(k, v);
+    const r = await browser.get(u.toString());
+    assert.equal(r.status, 303, JSON.stringify(extra));
+    const back = new URL(r.location);
+    assert.equal(back.origin + back.pathname, redirectUri);
+    assert.equal(back.searchParams.get("error"), code);
+    assert.equal(back.searchParams.get("state"), "st-e2e");
+    assert.equal(back.searchParams.get("iss"), worker.origin);
+  }
+});
+
+test("token endpoint errors are RFC 6749 §5.2 JSON, no-store", async () => {
+  const unknown = await tokenRequest(worker, { grant_type: "authorization_code", client_id: "vsc_ffffffffffffffffffffffffffffffff", code: "x", code_verifier: "y" });
+  assert.equal(unknown.status, 401);
+  assert.equal(unknown.json.error, "invalid_client");
+  assert.match(unknown.headers.get("www-authenticate"), /^Basic /);
+  const { code } = await codeFor("pkce@example.com");
+  const wrong = await redeem(code, "x".repeat(43));
+  assert.equal(wrong.status, 400);
+  assert.equal(wrong.json.error, "invalid_grant");
+  assert.equal(wrong.headers.get("cache-control"), "no-store");
+  const unsupported = await tokenRequest(worker, { grant_type: "password", client_id: client.client_id });
+  assert.equal(unsupported.json.error, "unsupported_grant_type");
+  const dup = await tokenRequest(worker, { grant_type: "refresh_token", client_id: client.client_id }, {});
+  assert.equal(dup.json.error, "invalid_request");
+});
