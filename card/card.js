@@ -1014,11 +1014,13 @@
       ];
     },
     support: function (d) {
+      need(d, "reference", isStr);
       return [
-        header(LABELS.support, "We got your message", badge(isStr(d.reference) ? d.reference : "Received", "info"),
-          d.replyWithin ? "Someone from VibeSell answers within " + d.replyWithin + (d.email ? " at " + d.email : "") + "." : null),
-        isStr(d.message) ? el("blockquote", { class: "pitch" }, d.message) : null,
-        kv([["Reference", d.reference], ["Topic", d.topic], ["Sent", d.createdAt ? fmtTime(d.createdAt) : null]])
+        header(LABELS.support, "We got your message", badge(d.reference, "info"),
+          (d.forwarded ? "The VibeSell team has it" : "It is saved; VibeSell delivers it to the team") + (isStr(d.replyTo) ? " and answers at " + d.replyTo + "." : ".")),
+        isStr(d.subject) ? el("blockquote", { class: "pitch" }, d.subject) : null,
+        kv([["Reference", d.reference], ["Topic", isStr(d.category) ? human(d.category) : null], ["Sent", d.createdAt ? fmtTime(d.createdAt) : null]]),
+        el("p", { class: "small muted" }, "Quote the reference in any follow-up.")
       ];
     },
     approval: function (d) { return [approvalView(d, false)]; },

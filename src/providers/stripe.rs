@@ -8,9 +8,7 @@
 //! false`. Webhooks are verified exactly as stripe-node does: HMAC-SHA256 of `t.payload` with the
 //! endpoint secret, any `v1` signature, compared in constant time, within 300 seconds.
 
-use hmac::{Hmac, Mac};
 use serde_json::Value;
-use sha2::Sha256;
 
 use super::ProviderError;
 use super::billing::{
@@ -236,12 +234,9 @@ pub enum SignatureError {
 
 /// The `v1` signature of `payload` at `timestamp` with `secret`, as hex.
 pub fn sign(secret: &str, timestamp: i64, payload: &[u8]) -> String {
-    // HMAC accepts keys of any length; `new_from_slice` cannot fail for it.
-    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else { return String::new() };
-    mac.update(timestamp.to_string().as_bytes());
-    mac.update(b".");
-    mac.update(payload);
-    crate::ids::hex(&mac.finalize().into_bytes())
+    let mut message = format!("{timestamp}.").into_bytes();
+    message.extend_from_slice(payload);
+    crate::ids::hex(&crate::ids::hmac_sha256(secret.as_bytes(), &message))
 }
 
 /// Verifies a `Stripe-Signature` header (`t=…,v1=…[,v1=…][,v0=…]`) over the raw body: any `v1`

@@ -1,6 +1,8 @@
 //! The Stripe adapter against a scripted fake, and webhook verification and parsing.
 
+use hmac::{Hmac, Mac};
 use serde_json::json;
+use sha2::Sha256;
 
 use super::*;
 use crate::config::{Secret, StripeConfig};

@@ -9,6 +9,7 @@ pub mod approvals;
 pub mod billing;
 pub mod registry;
 pub mod schema;
+pub mod support;
 pub mod workspace;
 
 use std::cell::RefCell;
@@ -34,6 +35,7 @@ pub const ALL: &[&dyn DynTool] = &[
     &billing::UpgradePlanTool,
     &billing::StartCheckout,
     &billing::OpenBillingPortal,
+    &support::ContactSupport,
     // app
     &approvals::DecideApproval,
 ];

@@ -87,6 +87,15 @@ pub const ALL: &[Migration] = &[
             "CREATE TABLE sandbox_billing_requests (idempotency_key TEXT PRIMARY KEY, response TEXT NOT NULL, created_at INTEGER NOT NULL)",
         ],
     },
+    Migration {
+        name: "0006_support",
+        statements: &[
+            "CREATE TABLE support_requests (id TEXT PRIMARY KEY, reference TEXT NOT NULL UNIQUE, category TEXT NOT NULL, \
+             subject TEXT NOT NULL, message TEXT NOT NULL, reply_to TEXT, sender TEXT NOT NULL, client TEXT NOT NULL, \
+             context TEXT NOT NULL, created_at INTEGER NOT NULL, forwarded_at INTEGER, last_error TEXT)",
+            "CREATE INDEX support_requests_created ON support_requests (created_at)",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]

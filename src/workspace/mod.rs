@@ -19,6 +19,7 @@ pub mod migrations;
 pub mod offer;
 pub mod ops;
 pub mod schedule;
+pub mod support;
 
 pub use ops::{Op, OpReply, handle_op};
 

@@ -77,7 +77,13 @@ impl<J: Job> DynJob for J {
 
 /// Every job the alarm knows how to run. To add one: implement [`Job`] in the file of its area
 /// and list it here.
-pub const JOBS: &[&dyn DynJob] = &[&super::approvals::ExpireApproval, &super::approvals::FinishExecution];
+pub const JOBS: &[&dyn DynJob] = &[
+    // approvals
+    &super::approvals::ExpireApproval,
+    &super::approvals::FinishExecution,
+    // support
+    &super::support::ForwardSupport,
+];
 
 /// The job named `name`, if it exists.
 pub fn find(name: &str) -> Option<&'static dyn DynJob> {
@@ -87,6 +93,8 @@ pub fn find(name: &str) -> Option<&'static dyn DynJob> {
 /// Schedules job `J` for `key` at `due_ms`, replacing any earlier schedule of the same job and
 /// key. Put the statement in the same batch as the state change that needs the job.
 pub fn at<J: Job>(key: &str, due_ms: i64) -> Stmt {
+    // A job missing from `JOBS` would be dropped by the alarm; tests catch it here.
+    debug_assert!(find(J::NAME).is_some(), "job {} is not listed in schedule::JOBS", J::NAME);
     Stmt::new(
         "INSERT INTO schedule (job, key, due_at, attempts, last_error) VALUES (?, ?, ?, 0, NULL) \
          ON CONFLICT(job, key) DO UPDATE SET due_at = excluded.due_at, attempts = 0, last_error = NULL",
