@@ -315,9 +315,9 @@ impl Action for UpgradePlan {
         let charge = Money::new(charge, &plans.currency);
         let simulated = provider::provider(&cx.services()).is_simulated();
         let mut impact = vec![match until {
+            // "About": the prorated amount is computed again when the user approves.
             Some(end) => format!(
-                "Charges the card on file {}{} now for the rest of the current billing period (until {}), then {}/month instead of {}/month.",
-                if simulated { "" } else { "about " },
+                "Charges the card on file about {} now for the rest of the current billing period (until {}), then {}/month instead of {}/month.",
                 charge.display(),
                 super::approvals::when(end),
                 new_price.display(),

@@ -124,7 +124,8 @@ fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
     assert_eq!(approval["cost"], json!({"amount": 10000, "currency": "usd"}), "a full period left");
     let impact = approval["impact"].to_string();
     assert!(
-        impact.contains("Charges the card on file $100 now") && impact.contains("5,000 leads per month"),
+        impact.contains("Charges the card on file about $100 now")
+            && impact.contains("5,000 leads per month"),
         "{impact}"
     );
     assert_eq!(

@@ -52,7 +52,7 @@ test("create, return the same, approve, reject", async () => {
   assert.equal(growth.decideHere, true, "the Claude app decides in the card");
   assert.equal(growth.appUrl, `${worker.origin}/app/approvals/${growth.id}`);
   assert.ok(growth.expiresAt - Date.now() > 23 * 3600_000, "24 hours by default");
-  assert.ok(growth.impact.some((l) => /Charges the card on file \$100 now/.test(l)), growth.impact.join("\n"));
+  assert.ok(growth.impact.some((l) => /Charges the card on file about \$100 now/.test(l)), growth.impact.join("\n"));
   assert.deepEqual(growth.cost, { amount: 10000, currency: "usd" });
 
   const same = await ok(client, "upgrade_plan", { plan: "growth" });
