@@ -164,6 +164,9 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
         ("POST", oauth::TOKEN_PATH) => oauth::token::handle(req, config, platform, &mut trace).await,
         ("OPTIONS", oauth::TOKEN_PATH) => metadata::public_preflight("POST"),
         (_, oauth::TOKEN_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
+        ("POST", oauth::REVOKE_PATH) => oauth::revoke::handle(req, config, platform, &mut trace).await,
+        ("OPTIONS", oauth::REVOKE_PATH) => metadata::public_preflight("POST"),
+        (_, oauth::REVOKE_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
         // The browser side: authorization, sign-in and consent pages.
         ("GET", oauth::AUTHORIZE_PATH) => oauth::authorize::handle(req, config, platform, &mut trace).await,
         (_, oauth::AUTHORIZE_PATH) => method_not_allowed("GET", &mut trace),
@@ -175,6 +178,14 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
             oauth::session::dev_signin(req, config, platform, &mut trace).await
         }
         ("POST", oauth::SIGNOUT_PATH) => oauth::session::signout(req, config, platform, &mut trace).await,
+        ("GET", oauth::SIGNIN_OIDC_PATH) => oauth::oidc::start(req, config, platform, &mut trace).await,
+        ("GET", oauth::SIGNIN_CALLBACK_PATH) => {
+            oauth::oidc::callback(req, config, platform, &mut trace).await
+        }
+        ("GET", oauth::ACCOUNT_PATH) => oauth::account::show(req, platform).await,
+        ("POST", oauth::ACCOUNT_REVOKE_PATH) => {
+            oauth::account::revoke(req, config, platform, &mut trace).await
+        }
         _ => {
             trace.outcome = "http_error";
             error_response(404, "not_found", "Nothing here.")

@@ -592,7 +592,7 @@ mod authorization {
         let csp = page.header("content-security-policy").unwrap();
         assert!(csp.contains("form-action 'self' http://127.0.0.1:5555"), "{csp}");
         assert_eq!(page.header("x-frame-options"), Some("DENY"));
-        assert_eq!(page.header("referrer-policy"), Some("no-referrer"));
+        assert_eq!(page.header("referrer-policy"), Some("same-origin"));
         let r = approve(&p, &jar, &page, "act");
         assert_eq!(r.status, 303);
         let back = location(&r);
@@ -1338,5 +1338,444 @@ mod token_endpoint {
             200,
             "the limited request rotated nothing"
         );
+    }
+}
+
+fn revoke_request(p: &TestPlatform, pairs: &[(&str, &str)]) -> HttpResponse {
+    let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+    send(
+        p,
+        request(
+            "POST",
+            "/v1/oauth/revoke",
+            &[("content-type", "application/x-www-form-urlencoded")],
+            body.as_bytes(),
+        ),
+    )
+}
+
+mod revocation {
+    use super::*;
+
+    fn connected(p: &TestPlatform, client_id: &str, email: &str) -> Value {
+        let code = authorize_code(p, client_id, CALLBACK, email, "act");
+        json_of(&exchange(p, client_id, &code, CALLBACK))
+    }
+
+    #[test]
+    fn revoking_a_refresh_token_ends_the_grant() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let tokens = connected(&p, &client_id, "u@example.com");
+        let access = tokens["access_token"].as_str().unwrap();
+        let rt = tokens["refresh_token"].as_str().unwrap();
+        let r = revoke_request(
+            &p,
+            &[("client_id", &client_id), ("token", rt), ("token_type_hint", "refresh_token")],
+        );
+        assert_eq!(r.status, 200);
+        assert!(r.body.is_empty());
+        assert_error(&refresh(&p, &client_id, rt), 400, "invalid_grant");
+        assert_eq!(call_tool_status(&p, access), 401, "its access token stops at the next tool call");
+        assert_eq!(
+            revoke_request(&p, &[("client_id", &client_id), ("token", rt)]).status,
+            200,
+            "again: still 200"
+        );
+    }
+
+    #[test]
+    fn revoking_an_access_token_ends_its_grant() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let tokens = connected(&p, &client_id, "u@example.com");
+        let access = tokens["access_token"].as_str().unwrap();
+        assert_eq!(
+            revoke_request(
+                &p,
+                &[("client_id", &client_id), ("token", access), ("token_type_hint", "access_token")]
+            )
+            .status,
+            200
+        );
+        assert_eq!(call_tool_status(&p, access), 401);
+        assert_error(
+            &refresh(&p, &client_id, tokens["refresh_token"].as_str().unwrap()),
+            400,
+            "invalid_grant",
+        );
+    }
+
+    #[test]
+    fn nobody_revokes_another_clients_tokens_and_unknown_tokens_are_fine() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let other = register_client(&p, "http://127.0.0.1/other");
+        let tokens = connected(&p, &client_id, "u@example.com");
+        for token in [tokens["refresh_token"].as_str().unwrap(), tokens["access_token"].as_str().unwrap()] {
+            assert_eq!(revoke_request(&p, &[("client_id", &other), ("token", token)]).status, 200);
+        }
+        assert_eq!(
+            call_tool_status(&p, tokens["access_token"].as_str().unwrap()),
+            200,
+            "nothing was revoked"
+        );
+        assert_eq!(revoke_request(&p, &[("client_id", &client_id), ("token", "garbage")]).status, 200);
+        assert_eq!(
+            revoke_request(
+                &p,
+                &[
+                    ("client_id", &client_id),
+                    ("token", &format!("vsrt_{}_{}", "a".repeat(64), "b".repeat(64)))
+                ]
+            )
+            .status,
+            200
+        );
+        assert_error(&revoke_request(&p, &[("client_id", &client_id)]), 400, "invalid_request");
+        assert_error(
+            &revoke_request(&p, &[("client_id", "vsc_00000000000000000000000000000000"), ("token", "x")]),
+            401,
+            "invalid_client",
+        );
+        assert_error(&revoke_request(&p, &[("token", "x")]), 401, "invalid_client");
+    }
+}
+
+mod account_page {
+    use super::*;
+
+    #[test]
+    fn lists_connected_apps_and_disconnects_them() {
+        let p = TestPlatform::new();
+        let claude = register_client(&p, "https://claude.ai/api/mcp/auth_callback");
+        let cli = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        assert_eq!(location(&jar.get(&p, "/app/account")), "/app/signin?return_to=%2Fapp%2Faccount");
+        let page = to_consent(
+            &p,
+            &jar,
+            &authorize_url(&claude, "https://claude.ai/api/mcp/auth_callback", &[]),
+            "me@example.com",
+        );
+        let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
+        let claude_tokens = json_of(&exchange(&p, &claude, &code, "https://claude.ai/api/mcp/auth_callback"));
+        let page = to_consent(&p, &jar, &authorize_url(&cli, CALLBACK, &[]), "me@example.com");
+        let code = param(&location(&approve(&p, &jar, &page, "read")), "code").unwrap();
+        let cli_tokens = json_of(&exchange(&p, &cli, &code, CALLBACK));
+        // Someone else's grant, to check it never shows up nor can be revoked from here.
+        let other_code = authorize_code(&p, &cli, CALLBACK, "other@example.com", "act");
+        let other_tokens = json_of(&exchange(&p, &cli, &other_code, CALLBACK));
+
+        let account = jar.get(&p, "/app/account");
+        assert_eq!(account.status, 200);
+        let body = html(&account);
+        assert_eq!(body.matches("data-grant=").count(), 2, "{body}");
+        assert!(body.contains("claude.ai") && body.contains("Read and act") && body.contains("Read only"));
+        assert!(account.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+        let claude_row = &body[body.find("claude.ai").unwrap()..];
+        let grant_id = {
+            let start = body[..body.find("claude.ai").unwrap()].rfind("data-grant=\"").unwrap() + 12;
+            body[start..].split('"').next().unwrap().to_owned()
+        };
+        let csrf = hidden(claude_row, "csrf");
+        let forged = jar.post(&p, "/app/account/revoke", &[("grant_id", &grant_id), ("csrf", "forged")]);
+        assert_eq!(forged.status, 403);
+        let other_grant = crate::auth::jwt::verify(
+            &crate::testing::test_config(),
+            other_tokens["access_token"].as_str().unwrap(),
+            p.now_ms.get(),
+        )
+        .unwrap()
+        .1
+        .gid
+        .unwrap();
+        let not_mine = jar.post(&p, "/app/account/revoke", &[("grant_id", &other_grant), ("csrf", &csrf)]);
+        assert_eq!(not_mine.status, 403, "a CSRF token is for one grant");
+        let r = jar.post(&p, "/app/account/revoke", &[("grant_id", &grant_id), ("csrf", &csrf)]);
+        assert_eq!((r.status, location(&r).as_str()), (303, "/app/account"));
+        let body = html(&jar.get(&p, "/app/account"));
+        assert_eq!(body.matches("data-grant=").count(), 1);
+        assert_eq!(call_tool_status(&p, claude_tokens["access_token"].as_str().unwrap()), 401);
+        assert_error(
+            &refresh(&p, &claude, claude_tokens["refresh_token"].as_str().unwrap()),
+            400,
+            "invalid_grant",
+        );
+        assert_eq!(
+            call_tool_status(&p, cli_tokens["access_token"].as_str().unwrap()),
+            200,
+            "the other app stays connected"
+        );
+        assert_eq!(call_tool_status(&p, other_tokens["access_token"].as_str().unwrap()), 200);
+    }
+}
+
+mod cimd_clients {
+    use super::*;
+    use crate::testing::json_response;
+
+    const CLIENT: &str = "https://client.example.com/oauth/metadata.json";
+
+    fn serve(p: &TestPlatform, doc: Value) {
+        p.network.serve(CLIENT, move |_| Ok(json_response(200, &doc)));
+    }
+
+    fn doc() -> Value {
+        json!({"client_id": CLIENT, "client_name": "Doc client", "redirect_uris": ["http://127.0.0.1/callback"], "token_endpoint_auth_method": "none"})
+    }
+
+    #[test]
+    fn a_metadata_document_client_connects_and_is_cached() {
+        let p = TestPlatform::new();
+        serve(&p, doc());
+        let jar = Jar::default();
+        let page = to_consent(&p, &jar, &authorize_url(CLIENT, CALLBACK, &[]), "doc@example.com");
+        let body = html(&page);
+        assert!(
+            body.contains("Doc client")
+                && body.contains("Published by")
+                && body.contains("client.example.com"),
+            "{body}"
+        );
+        let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
+        let tokens = exchange(&p, CLIENT, &code, CALLBACK);
+        assert_eq!(tokens.status, 200, "{}", html(&tokens));
+        let request = &p.network.requests.borrow()[0];
+        assert!(
+            !request.follow_redirects
+                && request.max_body_bytes == Some(5 * 1024)
+                && request.timeout_ms == 5_000
+        );
+        assert_eq!(p.network.count(CLIENT), 1, "fetched once, then cached");
+        assert!(p.kv_keys().iter().any(|k| k.starts_with("cimd:")));
+    }
+
+    #[test]
+    fn bad_documents_and_private_addresses_are_refused_before_any_redirect() {
+        for (bad, fetched) in [
+            (
+                json!({"client_id": "https://other.example.com/x", "redirect_uris": ["http://127.0.0.1/callback"]}),
+                true,
+            ),
+            (
+                json!({"client_id": CLIENT, "redirect_uris": ["http://127.0.0.1/callback"], "client_secret": "s"}),
+                true,
+            ),
+            (json!({"client_id": CLIENT, "redirect_uris": ["http://evil.example/callback"]}), true),
+            (json!(["not an object"]), true),
+        ] {
+            let p = TestPlatform::new();
+            serve(&p, bad.clone());
+            let r = Jar::default().get(&p, &authorize_url(CLIENT, CALLBACK, &[]));
+            assert_eq!((r.status, data_error(&r).as_deref()), (400, Some("invalid_client")), "{bad}");
+            assert!(r.header("location").is_none());
+            assert_eq!(p.network.count(CLIENT) > 0, fetched);
+            assert!(!p.kv_keys().iter().any(|k| k.starts_with("cimd:")), "nothing cached");
+        }
+        let p = TestPlatform::new();
+        p.network.serve(CLIENT, |_| {
+            Ok(crate::outbound::OutboundResponse {
+                status: 302,
+                headers: vec![("location".into(), "http://169.254.169.254/".into())],
+                body: vec![],
+            })
+        });
+        let r = Jar::default().get(&p, &authorize_url(CLIENT, CALLBACK, &[]));
+        assert_eq!(data_error(&r).as_deref(), Some("invalid_client"), "a redirect is not followed");
+        let p = TestPlatform::new();
+        p.network.serve(CLIENT, |_| Ok(json_response(200, &json!({"padding": "x".repeat(6000)}))));
+        assert_eq!(
+            data_error(&Jar::default().get(&p, &authorize_url(CLIENT, CALLBACK, &[]))).as_deref(),
+            Some("invalid_client")
+        );
+        let p = TestPlatform::new();
+        p.network.serve(CLIENT, |_| Err(crate::outbound::OutboundError("timed out".into())));
+        assert_eq!(
+            data_error(&Jar::default().get(&p, &authorize_url(CLIENT, CALLBACK, &[]))).as_deref(),
+            Some("invalid_client")
+        );
+        let p = TestPlatform::new();
+        for private in [
+            "https://127.0.0.1/x",
+            "https://10.1.2.3/x",
+            "https://localhost/x",
+            "https://169.254.169.254/x",
+            "http://client.example.com/x",
+        ] {
+            let r = Jar::default().get(&p, &authorize_url(private, CALLBACK, &[]));
+            assert_eq!(data_error(&r).as_deref(), Some("invalid_client"), "{private}");
+        }
+        assert!(p.network.requests.borrow().is_empty(), "nothing was fetched");
+        // At the token endpoint too, a bad client id is refused before any fetch.
+        let t = exchange(&p, "https://10.1.2.3/x", "vsac_x", CALLBACK);
+        assert_error(&t, 401, "invalid_client");
+        assert!(p.network.requests.borrow().is_empty());
+    }
+}
+
+mod openid_sign_in {
+    use super::*;
+    use crate::oauth::oidc::tests::{id_token, jwks};
+    use crate::testing::json_response;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    const IDP: &str = "https://idp.example.com";
+
+    struct Idp {
+        /// What the provider saw in the authorization request: state, nonce, challenge.
+        seen: Rc<RefCell<Option<(String, String, String)>>>,
+        /// Claims overrides for the next ID token.
+        claims: Rc<RefCell<Value>>,
+    }
+
+    fn platform() -> (TestPlatform, Idp) {
+        let vars: std::collections::HashMap<&str, &str> = [
+            ("PUBLIC_URL", "http://127.0.0.1:8787"),
+            ("JWT_SIGNING_KEYS", crate::testing::DEV_KEYS),
+            ("OIDC_ISSUER", IDP),
+            ("OIDC_CLIENT_ID", "vibesell"),
+            ("OIDC_CLIENT_SECRET", "s3cret"),
+            ("OIDC_NAME", "Example ID"),
+        ]
+        .into_iter()
+        .collect();
+        let config = crate::config::Config::from_lookup(|k| vars.get(k).map(|v| (*v).to_owned())).unwrap();
+        let p = TestPlatform::with_config(config);
+        let idp = Idp { seen: Rc::default(), claims: Rc::new(RefCell::new(json!({}))) };
+        p.network.serve(&format!("{IDP}/.well-known/openid-configuration"), |_| {
+            Ok(json_response(
+                200,
+                &json!({
+                    "issuer": IDP,
+                    "authorization_endpoint": format!("{IDP}/authorize"),
+                    "token_endpoint": format!("{IDP}/token"),
+                    "jwks_uri": format!("{IDP}/jwks"),
+                    "authorization_response_iss_parameter_supported": true,
+                }),
+            ))
+        });
+        p.network.serve(&format!("{IDP}/jwks"), |_| Ok(json_response(200, &jwks())));
+        let seen = Rc::clone(&idp.seen);
+        let claims = Rc::clone(&idp.claims);
+        p.network.serve(&format!("{IDP}/token"), move |req| {
+            let form = crate::oauth::form::Form::parse(req.body.as_deref().unwrap_or_default());
+            let seen = seen.borrow();
+            let (_, nonce, challenge) = seen.as_ref().expect("authorize came first");
+            use base64::Engine as _;
+            let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode("vibesell:s3cret"));
+            let ok = form.get("code").unwrap() == Some("idp-code")
+                && form.get("redirect_uri").unwrap() == Some("http://127.0.0.1:8787/app/signin/callback")
+                && form.get("code_verifier").unwrap().is_some_and(|v| crate::oauth::pkce::verify(v, challenge))
+                && req.headers.iter().any(|(k, v)| k == "authorization" && *v == basic);
+            if !ok {
+                return Ok(json_response(400, &json!({"error": "invalid_grant"})));
+            }
+            let mut c = json!({"iss": IDP, "aud": "vibesell", "sub": "idp-user-7", "nonce": nonce, "email": "ada@idp.example"});
+            for (k, v) in claims.borrow().as_object().unwrap() {
+                c[k] = v.clone();
+            }
+            Ok(json_response(200, &json!({"access_token": "x", "token_type": "Bearer", "id_token": id_token(c, Some("k1"), crate::testing::NOW_MS, 300)})))
+        });
+        (p, idp)
+    }
+
+    /// Starts at the authorization endpoint and follows the sign-in button to the provider;
+    /// answers the consent URL and the provider URL.
+    fn to_provider(p: &TestPlatform, idp: &Idp, jar: &Jar, client_id: &str) -> (String, String) {
+        let consent = location(&jar.get(p, &authorize_url(client_id, CALLBACK, &[])));
+        let page = html(&jar.get(p, &consent));
+        assert!(page.contains("Continue with Example ID"), "{page}");
+        let start = page.find("href=\"/app/signin/oidc?").unwrap() + 6;
+        let href = page[start..].split('"').next().unwrap().replace("&amp;", "&");
+        let r = jar.get(p, &href);
+        assert_eq!(r.status, 303, "{}", html(&r));
+        let to = location(&r);
+        assert!(to.starts_with("https://idp.example.com/authorize?"), "{to}");
+        assert_eq!(param(&to, "code_challenge_method").as_deref(), Some("S256"));
+        assert_eq!(param(&to, "scope").as_deref(), Some("openid email profile"));
+        *idp.seen.borrow_mut() = Some((
+            param(&to, "state").unwrap(),
+            param(&to, "nonce").unwrap(),
+            param(&to, "code_challenge").unwrap(),
+        ));
+        (consent, to)
+    }
+
+    fn callback(p: &TestPlatform, jar: &Jar, state: &str, extra: &str) -> HttpResponse {
+        jar.get(
+            p,
+            &format!(
+                "/app/signin/callback?code=idp-code&state={state}&iss=https%3A%2F%2Fidp.example.com{extra}"
+            ),
+        )
+    }
+
+    #[test]
+    fn signs_in_with_the_provider_and_consents() {
+        let (p, idp) = platform();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let (consent, _) = to_provider(&p, &idp, &jar, &client_id);
+        let state = idp.seen.borrow().clone().unwrap().0;
+        let r = callback(&p, &jar, &state, "");
+        assert_eq!((r.status, location(&r)), (303, consent.clone()), "{}", html(&r));
+        let page = jar.get(&p, &consent);
+        assert!(html(&page).contains("ada@idp.example"));
+        let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
+        let tokens = json_of(&exchange(&p, &client_id, &code, CALLBACK));
+        let (principal, _) = crate::auth::jwt::verify(
+            &crate::testing::test_config(),
+            tokens["access_token"].as_str().unwrap(),
+            p.now_ms.get(),
+        )
+        .unwrap();
+        assert_eq!(principal.subject, "oidc:idp.example.com:idp-user-7");
+        // The state was single use.
+        let again = callback(&p, &jar, &state, "");
+        assert_eq!(data_error(&again).as_deref(), Some("signin_expired"));
+    }
+
+    #[test]
+    fn refuses_forged_callbacks_and_bad_id_tokens_without_a_session() {
+        for (case, claims, extra, code) in [
+            ("wrong nonce", json!({"nonce": "other"}), "", "signin_failed"),
+            ("wrong audience", json!({"aud": "someone-else"}), "", "signin_failed"),
+            ("wrong issuer", json!({"iss": "https://evil.example"}), "", "signin_failed"),
+            ("mix-up iss", json!({}), "&iss=https%3A%2F%2Fevil.example", "signin_failed"),
+            ("provider error", json!({}), "&error=access_denied", "signin_refused"),
+        ] {
+            let (p, idp) = platform();
+            let client_id = register_client(&p, LOOPBACK);
+            let jar = Jar::default();
+            to_provider(&p, &idp, &jar, &client_id);
+            *idp.claims.borrow_mut() = claims;
+            let state = idp.seen.borrow().clone().unwrap().0;
+            let url = if extra.starts_with("&iss=") {
+                format!("/app/signin/callback?code=idp-code&state={state}{extra}")
+            } else {
+                format!(
+                    "/app/signin/callback?code=idp-code&state={state}&iss=https%3A%2F%2Fidp.example.com{extra}"
+                )
+            };
+            let r = jar.get(&p, &url);
+            assert_eq!((r.status, data_error(&r).as_deref()), (400, Some(code)), "{case}");
+            assert!(jar.value("__Host-vs_session").is_none(), "{case}: no session");
+            assert_eq!(p.state_entries("signin:"), 0, "{case}: the state is spent");
+        }
+        // Another browser cannot complete someone's sign-in, and a made-up state is refused.
+        let (p, idp) = platform();
+        let client_id = register_client(&p, LOOPBACK);
+        to_provider(&p, &idp, &Jar::default(), &client_id);
+        let state = idp.seen.borrow().clone().unwrap().0;
+        let thief = Jar::default();
+        thief.get(&p, "/app/signin");
+        assert_eq!(data_error(&callback(&p, &thief, &state, "")).as_deref(), Some("signin_expired"));
+        assert_eq!(data_error(&callback(&p, &thief, &"f".repeat(64), "")).as_deref(), Some("signin_expired"));
+        assert!(thief.value("__Host-vs_session").is_none());
+        // The start link needs this browser's CSRF token.
+        let r = thief.get(&p, "/app/signin/oidc?return_to=%2Fapp%2Faccount&csrf=forged");
+        assert_eq!((r.status, data_error(&r).as_deref()), (403, Some("csrf")));
     }
 }

@@ -17,6 +17,7 @@
 //!   object (`grants.rs`), reached from an opaque token through its routing id (`tokens.rs`), so
 //!   that a revoked grant is a local check when a tool runs.
 
+pub mod account;
 pub mod authorize;
 pub mod cimd;
 pub mod clients;
@@ -25,11 +26,13 @@ pub mod error;
 pub mod form;
 pub mod grants;
 pub mod metadata;
+pub mod oidc;
 pub mod pages;
 pub mod pkce;
 pub mod ratelimit;
 pub mod redirect;
 pub mod register;
+pub mod revoke;
 pub mod session;
 pub mod state;
 pub mod token;

@@ -5,8 +5,10 @@
 //! for: a Content-Security-Policy with `frame-ancestors 'none'` (and `X-Frame-Options: DENY` for
 //! older browsers) against clickjacking, `default-src 'none'` with the stylesheet allowed by its
 //! hash, `form-action` limited to this origin and the one place a form may lead (the client's
-//! redirect URI after consent), `Cache-Control: no-store`, and `Referrer-Policy: no-referrer` so
-//! that no URL of the flow leaks to another site. All untrusted text (client names, URIs,
+//! redirect URI after consent), `Cache-Control: no-store`, and `Referrer-Policy: same-origin` so
+//! that no URL of the flow leaks to another site (not `no-referrer`: browsers then send
+//! `Origin: null` on the pages' own form posts, and the posts' Origin check could not tell them
+//! from a sandboxed frame's). All untrusted text (client names, URIs,
 //! emails) goes through [`esc`]. Each page's `<main>` names the page and, for errors, a stable
 //! error code in `data-error`, which the tests check.
 
@@ -85,7 +87,7 @@ impl Page {
         let html = format!(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <meta name=\"referrer\" content=\"no-referrer\"><title>{title} · VibeSell</title>\
+             <meta name=\"referrer\" content=\"same-origin\"><title>{title} · VibeSell</title>\
              <style>{CSS}</style></head><body><main data-page=\"{name}\"{error_attr}{class}>\
              <div class=\"brand\">VibeSell</div>{body}</main></body></html>",
             title = esc(&self.title),
@@ -115,7 +117,7 @@ pub fn security_headers(response: HttpResponse) -> HttpResponse {
         .with("cache-control", "no-store")
         .with("pragma", "no-cache")
         .with("x-frame-options", "DENY")
-        .with("referrer-policy", "no-referrer")
+        .with("referrer-policy", "same-origin")
         .with("cross-origin-opener-policy", "same-origin")
 }
 
@@ -194,7 +196,7 @@ mod tests {
         assert!(csp.contains(style_hash()));
         assert_eq!(r.header("x-frame-options"), Some("DENY"));
         assert_eq!(r.header("cache-control"), Some("no-store"));
-        assert_eq!(r.header("referrer-policy"), Some("no-referrer"));
+        assert_eq!(r.header("referrer-policy"), Some("same-origin"));
         let html = String::from_utf8(r.body).unwrap();
         assert!(html.contains("<title>&lt;t&gt; · VibeSell</title>"));
         assert!(!html.contains("<script"), "no script on any page");

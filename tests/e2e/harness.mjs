@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Miniflare } from "miniflare";
+import { Miniflare, Response as MiniflareResponse } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -42,10 +42,35 @@ function workerOptions() {
 }
 
 /**
- * Starts the Worker. Options: `persist` (a directory; state survives restart), `vars` (extra or
- * overriding vars). Returns { url, origin, mcpUrl, logs, stop(), restart(), token(opts) }.
+ * The Worker's outbound network in a test: requests to a host named in `hosts` (e.g.
+ * `{"client.vibesell.test": "http://127.0.0.1:4321"}`) go to that local server, as if DNS
+ * resolved the name there; everything else goes out unchanged. This simulates name resolution,
+ * not our code: the Worker's own URL checks (https, public names) still run on the URL it asked
+ * for.
  */
-export async function startWorker({ persist, vars = {} } = {}) {
+function testNetwork(hosts) {
+  return async (request) => {
+    const url = new URL(request.url);
+    const target = hosts[url.host];
+    const to = target ? new URL(url.pathname + url.search, target).toString() : request.url;
+    const headers = new Headers(request.headers);
+    for (const h of ["host", "content-length", "connection"]) headers.delete(h);
+    const res = await fetch(to, {
+      method: request.method,
+      headers,
+      body: request.method === "GET" || request.method === "HEAD" ? undefined : await request.arrayBuffer(),
+      redirect: "manual",
+    });
+    return new MiniflareResponse(await res.arrayBuffer(), { status: res.status, headers: res.headers });
+  };
+}
+
+/**
+ * Starts the Worker. Options: `persist` (a directory; state survives restart), `vars` (extra or
+ * overriding vars), `hosts` (see `testNetwork`). Returns { url, origin, mcpUrl, logs, stop(),
+ * restart(), token(opts) }.
+ */
+export async function startWorker({ persist, vars = {}, hosts } = {}) {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const ownDir = persist ? null : mkdtempSync(join(tmpdir(), "vibesell-"));
@@ -60,6 +85,7 @@ export async function startWorker({ persist, vars = {} } = {}) {
       modulesRoot: join(ROOT, "build"),
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
       bindings: { ...base.bindings, PUBLIC_URL: origin, ...vars },
+      ...(hosts ? { outboundService: testNetwork(hosts) } : {}),
       durableObjectsPersist: join(stateDir, "do"),
       kvPersist: join(stateDir, "kv"),
       host: "127.0.0.1",

@@ -108,7 +108,7 @@ export function authorizeUrl(worker, { clientId, redirectUri, challenge, scope =
  * (as `email`), then answers the consent page (`decision`, `access`). Answers the final
  * redirect to the client.
  */
-export async function consent(browser, url, { email = "e2e@example.com", decision = "approve", access = "act" } = {}) {
+export async function consent(browser, url, { email = "e2e@example.com", decision = "approve", access = "act", inspect } = {}) {
   const start = await browser.get(url);
   assert.equal(start.status, 303, start.text.slice(0, 300));
   const consentPath = start.location;
@@ -125,6 +125,7 @@ export async function consent(browser, url, { email = "e2e@example.com", decisio
     page = await browser.get(consentPath);
   }
   assert.match(page.text, /data-page="consent"/);
+  inspect?.(page.text);
   const answer = await browser.post("/v1/oauth/consent", {
     request: hidden(page.text, "request", 'data-form="consent"'),
     csrf: hidden(page.text, "csrf", 'data-form="consent"'),

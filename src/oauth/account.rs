@@ -1,0 +1,128 @@
+//! The account page (`GET /app/account`): who is signed in and the apps connected to their
+//! VibeSell, each with a button that disconnects it (`POST /app/account/revoke`, CSRF-checked
+//! against the session). Disconnecting revokes the grant: its refresh token is refused at once
+//! and its access tokens at their next call that reaches the workspace.
+
+use chrono::DateTime;
+
+use super::grants::{AccountOp, AccountReply, GrantSummary};
+use super::pages::{self, Page, esc};
+use super::session::{self, Session};
+use super::{ACCOUNT_PATH, ACCOUNT_REVOKE_PATH, AccountAddr, redirect};
+use crate::config::Config;
+use crate::http::{HttpRequest, HttpResponse, Platform};
+use crate::mcp::Trace;
+
+fn date(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms)
+        .map_or_else(String::new, |d| d.format("%Y-%m-%d %H:%M UTC").to_string())
+}
+
+fn revoke_purpose(grant_id: &str) -> String {
+    format!("account-revoke|{grant_id}")
+}
+
+fn app_row(session: &Session, g: &GrantSummary) -> String {
+    let access = if g.scope.act { "Read and act" } else { "Read only" };
+    format!(
+        "<li data-grant=\"{gid}\"><div><strong>{name}</strong><div class=\"muted\">{access} · answers go to <code>{host}</code><br>\
+         Connected {created} · last renewed {used}</div></div>\
+         <form method=\"post\" action=\"{ACCOUNT_REVOKE_PATH}\"><input type=\"hidden\" name=\"grant_id\" value=\"{gid}\">\
+         <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\"><button type=\"submit\">Disconnect</button></form></li>",
+        gid = esc(&g.grant_id),
+        name = esc(&g.client_name),
+        host = esc(&redirect::display_host(&g.redirect_uri)),
+        created = date(g.created_at),
+        used = date(g.last_used_at),
+        csrf = esc(&session.csrf(&revoke_purpose(&g.grant_id))),
+    )
+}
+
+/// `GET /app/account`.
+pub async fn show(req: &HttpRequest, platform: &dyn Platform) -> HttpResponse {
+    let session = match session::signed_in(req, platform).await {
+        Ok(Some(session)) => session,
+        Ok(None) => return pages::redirect(&session::sign_in_url(ACCOUNT_PATH)),
+        Err(e) => return session::unavailable_page(&e),
+    };
+    let op = AccountOp::ListGrants { subject: session.subject.clone() };
+    let grants = match platform.objects().account(AccountAddr::Workspace(session.workspace.clone()), op).await
+    {
+        Ok(AccountReply::Grants { grants }) => grants,
+        other => {
+            return session::unavailable_page(&super::error::OAuthError::unavailable(format!("{other:?}")));
+        }
+    };
+    let apps = if grants.is_empty() {
+        "<p class=\"muted\">No app is connected to your VibeSell.</p>".to_owned()
+    } else {
+        format!("<ul class=\"apps\">{}</ul>", grants.iter().map(|g| app_row(&session, g)).collect::<String>())
+    };
+    let body = format!(
+        "<h1>Your VibeSell account</h1><p class=\"muted\">Signed in as <strong>{who}</strong>. {signout}</p>\
+         <h2>Connected apps</h2>{apps}",
+        who = esc(&session.display),
+        signout = session::signout_form(&session, ACCOUNT_PATH, "Sign out"),
+    );
+    Page {
+        status: 200,
+        title: "Your account".into(),
+        name: "account",
+        error: None,
+        body,
+        form_targets: Vec::new(),
+    }
+    .render()
+}
+
+/// `POST /app/account/revoke`.
+pub async fn revoke(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+) -> HttpResponse {
+    let form = match session::page_form(req, config) {
+        Ok(form) => form,
+        Err(page) => return page,
+    };
+    let session = match session::signed_in(req, platform).await {
+        Ok(Some(session)) => session,
+        Ok(None) => {
+            trace.outcome = "refused";
+            return pages::error(
+                403,
+                "signed_out",
+                "You are signed out",
+                "Sign in again, then disconnect the app.",
+            );
+        }
+        Err(e) => return session::unavailable_page(&e),
+    };
+    let grant_id = form.get("grant_id").ok().flatten().unwrap_or("");
+    let csrf_ok =
+        form.get("csrf").ok().flatten().is_some_and(|c| session.check_csrf(&revoke_purpose(grant_id), c));
+    if grant_id.is_empty() || !csrf_ok {
+        trace.outcome = "refused";
+        trace.detail = Some("csrf".into());
+        return pages::error(
+            403,
+            "csrf",
+            "This form has expired",
+            "Nothing was changed. Reload your account page and try again.",
+        );
+    }
+    let op = AccountOp::RevokeGrant {
+        grant_id: grant_id.to_owned(),
+        subject: session.subject.clone(),
+        client_id: None,
+    };
+    match platform.objects().account(AccountAddr::Workspace(session.workspace.clone()), op).await {
+        Ok(AccountReply::Revoked { revoked }) => {
+            trace.outcome = "ok";
+            trace.detail = Some(format!("grant {grant_id} revoked: {revoked}"));
+            pages::redirect(ACCOUNT_PATH)
+        }
+        other => session::unavailable_page(&super::error::OAuthError::unavailable(format!("{other:?}"))),
+    }
+}

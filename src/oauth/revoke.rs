@@ -1,0 +1,82 @@
+//! `POST /v1/oauth/revoke`: token revocation (RFC 7009).
+//!
+//! The client authenticates as at the token endpoint. A refresh token of that client ends its
+//! whole grant; an access token of that client ends its grant too (access tokens are JWTs that
+//! cannot be recalled one by one, and RFC 7009 §2.1 lets revoking one revoke the grant), and its
+//! use stops at the next call that reaches the workspace. Anything else — unknown, expired,
+//! malformed, another client's — answers 200 and changes nothing (RFC 7009 §2.2), so the answer
+//! reveals nothing about tokens the caller does not own. `token_type_hint` is only a hint.
+
+use super::error::OAuthError;
+use super::grants::{AccountOp, AccountReply};
+use super::tokens::{self, Kind};
+use super::{AccountAddr, ObjectError, clients, metadata, token};
+use crate::auth::jwt;
+use crate::config::Config;
+use crate::http::{HttpRequest, HttpResponse, Platform};
+use crate::mcp::Trace;
+
+/// Handles one revocation.
+pub async fn handle(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+) -> HttpResponse {
+    let response = match revoke(req, config, platform).await {
+        Ok(revoked) => {
+            trace.outcome = "ok";
+            trace.detail = Some(if revoked { "grant revoked" } else { "nothing to revoke" }.into());
+            HttpResponse::empty(200).with("cache-control", "no-store")
+        }
+        Err(e) => {
+            trace.outcome = "oauth_error";
+            trace.detail = Some(e.log.clone().unwrap_or_else(|| e.description.clone()));
+            e.to_wire()
+        }
+    };
+    metadata::with_public_cors(response)
+}
+
+async fn revoke(req: &HttpRequest, config: &Config, platform: &dyn Platform) -> Result<bool, OAuthError> {
+    let (form, _) = token::read_form(req)?;
+    let presented = clients::presented(req, &form)?;
+    let now_ms = platform.now_ms();
+    let client = clients::find(
+        config,
+        platform.kv(),
+        platform.objects(),
+        platform.outbound(),
+        &presented.client_id,
+        now_ms,
+    )
+    .await?
+    .ok_or_else(|| OAuthError::client("Unknown client.").logged("unknown client"))?;
+    clients::authenticate(&client, &presented)?;
+    let token = form.require("token")?;
+    form.get("token_type_hint")?;
+    let (at, op) = if let Some(refresh) = tokens::parse(Kind::Refresh, token) {
+        let op = AccountOp::RevokeRefresh { secret: refresh.secret, client_id: client.client_id.clone() };
+        (AccountAddr::Route(refresh.route), op)
+    } else if let Ok((principal, claims)) = jwt::verify(config, token, now_ms) {
+        match claims.gid {
+            Some(grant_id) if principal.client_id == client.client_id => {
+                let op = AccountOp::RevokeGrant {
+                    grant_id,
+                    subject: principal.subject,
+                    client_id: Some(client.client_id.clone()),
+                };
+                (AccountAddr::Workspace(principal.workspace), op)
+            }
+            _ => return Ok(false),
+        }
+    } else {
+        return Ok(false);
+    };
+    match platform.objects().account(at, op).await {
+        Ok(AccountReply::Revoked { revoked }) => Ok(revoked),
+        Ok(other) => Err(OAuthError::unavailable(format!("revocation answered {other:?}"))),
+        Err(ObjectError::Unroutable) => Ok(false),
+        Err(ObjectError::Failed(e)) => Err(OAuthError::unavailable(e)),
+    }
+}
