@@ -94,6 +94,10 @@ pub struct Config {
     pub oidc: Option<OidcProvider>,
     /// Request budgets of the OAuth endpoints.
     pub rate_limits: RateLimits,
+    /// The live lead provider (Apollo), when its key is set.
+    pub apollo: Option<ApolloConfig>,
+    /// Sending and outcome defaults (PRODUCT §8), shared by sizing, estimates and campaigns.
+    pub deliverability: crate::deliverability::Deliverability,
 }
 
 /// An OpenID Connect provider for sign-in (authorization code flow with PKCE).
@@ -149,6 +153,19 @@ impl Default for RateLimits {
         }
     }
 }
+
+/// Where the live lead provider is and how to authenticate to it.
+#[derive(Debug, Clone)]
+pub struct ApolloConfig {
+    /// `https://api.apollo.io/api/v1` unless `APOLLO_BASE_URL` says otherwise (tests point it at
+    /// a local fake).
+    pub base_url: String,
+    /// The API key (a Worker secret).
+    pub api_key: Secret,
+}
+
+/// Apollo's public API (DOMAIN §2.1).
+pub const APOLLO_DEFAULT_BASE_URL: &str = "https://api.apollo.io/api/v1";
 
 /// A configuration problem; the Worker answers 500 and logs it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -240,6 +257,19 @@ impl Config {
             Some(raw) if !raw.trim().is_empty() => parse_rate_limits(&raw)?,
             _ => RateLimits::default(),
         };
+        let apollo = match secret(lookup("APOLLO_API_KEY")) {
+            None => None,
+            Some(api_key) => {
+                let raw = lookup("APOLLO_BASE_URL").unwrap_or_else(|| APOLLO_DEFAULT_BASE_URL.to_owned());
+                let base_url = service_url(&raw, "APOLLO_BASE_URL", false)?.trim_end_matches('/').to_owned();
+                Some(ApolloConfig { base_url, api_key })
+            }
+        };
+        let deliverability = match lookup("DELIVERABILITY") {
+            None => crate::deliverability::Deliverability::default(),
+            Some(json) => crate::deliverability::Deliverability::from_json(&json)
+                .map_err(|reason| ConfigError::Invalid { name: "DELIVERABILITY", reason })?,
+        };
         Ok(Config {
             public_url,
             provider_mode,
@@ -252,6 +282,8 @@ impl Config {
             approval_ttl_ms,
             oidc,
             rate_limits,
+            apollo,
+            deliverability,
         })
     }
 
@@ -544,6 +576,30 @@ mod tests {
         assert!(with(&[("PLANS_JSON", "{}")]).is_err());
         let custom = r#"{"currency":"eur","defaultPlan":"zero","plans":[{"id":"zero","name":"Zero","description":"d","priceMonthly":0,"limits":{"leadsPerMonth":1,"mailboxes":0,"activeCampaigns":0}}]}"#;
         assert_eq!(with(&[("PLANS_JSON", custom)]).unwrap().plans.currency, "eur");
+    }
+
+    #[test]
+    fn reads_the_lead_provider_and_deliverability_settings() {
+        let base = [("PUBLIC_URL", "http://127.0.0.1:8787"), ("JWT_SIGNING_KEYS", KEY)];
+        let c = config(&base).unwrap();
+        assert!(c.apollo.is_none());
+        assert_eq!(c.deliverability.sends_per_mailbox_per_day, 30);
+        let with = |extra: &[(&'static str, &'static str)]| {
+            let mut all = base.to_vec();
+            all.extend_from_slice(extra);
+            config(&all)
+        };
+        let c = with(&[("APOLLO_API_KEY", " k-123 ")]).unwrap();
+        let apollo = c.apollo.unwrap();
+        assert_eq!((apollo.base_url.as_str(), apollo.api_key.0.as_str()), (APOLLO_DEFAULT_BASE_URL, "k-123"));
+        assert!(!format!("{apollo:?}").contains("k-123"), "the key never prints");
+        let c =
+            with(&[("APOLLO_API_KEY", "k"), ("APOLLO_BASE_URL", "http://127.0.0.1:9999/api/v1/")]).unwrap();
+        assert_eq!(c.apollo.unwrap().base_url, "http://127.0.0.1:9999/api/v1");
+        assert!(with(&[("APOLLO_API_KEY", "k"), ("APOLLO_BASE_URL", "http://apollo.example")]).is_err());
+        let c = with(&[("DELIVERABILITY", r#"{"sendsPerMailboxPerDay": 25}"#)]).unwrap();
+        assert_eq!(c.deliverability.sends_per_mailbox_per_day, 25);
+        assert!(with(&[("DELIVERABILITY", r#"{"sendsPerMailboxPerDay": 500}"#)]).is_err());
     }
 
     #[test]
