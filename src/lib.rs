@@ -8,8 +8,11 @@
 pub mod auth;
 pub mod billing_http;
 pub mod card;
+pub mod compliance;
 pub mod config;
 pub mod deliverability;
+pub mod emails;
+pub mod estimate;
 pub mod form;
 pub mod http;
 pub mod ids;

@@ -142,7 +142,7 @@ impl Rows {
 }
 
 /// A storage failure. The text is for logs, never for the wire.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StoreError {
     /// The database refused a statement.
     #[error("sql: {0}")]

@@ -342,6 +342,7 @@ impl LeadProvider for Apollo<'_> {
         filters: &'b Filters,
         from: u64,
         n: usize,
+        known: &'b dyn Fn(&str) -> bool,
     ) -> LocalBoxFuture<'b, Result<Batch, ProviderError>> {
         Box::pin(async move {
             if from >= DISPLAY_CAP {
@@ -356,9 +357,12 @@ impl LeadProvider for Apollo<'_> {
             let end = page.total.min(DISPLAY_CAP);
             let exhausted = from + consumed >= end
                 || page.people.len() < PAGE_SIZE as usize && skip + slice.len() >= page.people.len();
-            let candidates: Vec<&Value> =
+            let unexcluded: Vec<&Value> =
                 slice.into_iter().filter(|p| kept(filters, &person(p, None))).collect();
-            let excluded = consumed - candidates.len() as u64;
+            let excluded = consumed - unexcluded.len() as u64;
+            // People the workspace already has are not enriched again (that would cost credits).
+            let (known_people, candidates): (Vec<&Value>, Vec<&Value>) =
+                unexcluded.into_iter().partition(|p| text(p, "/id").is_some_and(|id| known(&id)));
             let mut people = Vec::with_capacity(candidates.len());
             let mut credits = 0;
             for chunk in candidates.chunks(ENRICH_BATCH) {
@@ -380,7 +384,7 @@ impl LeadProvider for Apollo<'_> {
                 }
             }
             let excluded = excluded + (candidates.len() - people.len()) as u64;
-            Ok(Batch { people, consumed, excluded, credits, exhausted })
+            Ok(Batch { people, consumed, excluded, credits, exhausted, known: known_people.len() as u64 })
         })
     }
 }

@@ -108,6 +108,8 @@ pub struct Batch {
     pub consumed: u64,
     /// People the provider returned but the exclusions dropped.
     pub excluded: u64,
+    /// People skipped because the workspace already has them (not enriched, no credits).
+    pub known: u64,
     /// Credits the provider charged for the batch.
     pub credits: u64,
     /// Whether the pool has no more people after this batch.
@@ -186,11 +188,13 @@ pub trait LeadProvider {
         n: usize,
     ) -> LocalBoxFuture<'a, Result<Vec<Person>, ProviderError>>;
     /// Up to `n` people from pool position `from` on, with their emails (spends credits).
+    /// People for whom `known(provider_id)` is true are skipped before enrichment.
     fn fetch<'a>(
         &'a self,
         filters: &'a Filters,
         from: u64,
         n: usize,
+        known: &'a dyn Fn(&str) -> bool,
     ) -> LocalBoxFuture<'a, Result<Batch, ProviderError>>;
 }
 
@@ -267,19 +271,23 @@ impl LeadProvider for sandbox::Sandbox {
         filters: &'a Filters,
         from: u64,
         n: usize,
+        known: &'a dyn Fn(&str) -> bool,
     ) -> LocalBoxFuture<'a, Result<Batch, ProviderError>> {
         Box::pin(async move {
             let pool = sandbox::Pool::new(filters);
-            let people: Vec<Person> =
-                (from..from.saturating_add(n as u64)).map_while(|m| pool.at(m)).map(|r| r.person()).collect();
-            let consumed = people.len() as u64;
+            let refs: Vec<sandbox::PersonRef> =
+                (from..from.saturating_add(n as u64)).map_while(|m| pool.at(m)).collect();
+            let consumed = refs.len() as u64;
+            let (known_refs, new_refs): (Vec<_>, Vec<_>) = refs.into_iter().partition(|r| known(&r.id()));
+            let people: Vec<Person> = new_refs.iter().map(sandbox::PersonRef::person).collect();
             Ok(Batch {
-                // The sandbox charges one simulated credit per address, like Apollo's enrichment.
-                credits: consumed,
+                // One simulated credit per revealed address, like Apollo's enrichment.
+                credits: people.len() as u64,
                 exhausted: from + consumed >= pool.count(),
                 people,
                 consumed,
                 excluded: 0,
+                known: known_refs.len() as u64,
             })
         })
     }

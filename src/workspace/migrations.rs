@@ -96,6 +96,35 @@ pub const ALL: &[Migration] = &[
             "CREATE INDEX support_requests_created ON support_requests (created_at)",
         ],
     },
+    Migration {
+        name: "0007_planning",
+        statements: &[
+            "CREATE TABLE IF NOT EXISTS target (id INTEGER PRIMARY KEY CHECK (id = 1), description TEXT NOT NULL, filters TEXT, \
+             version INTEGER NOT NULL, confirmed_at INTEGER, counted_version INTEGER, pool_count INTEGER, counted_at INTEGER, \
+             previewed_version INTEGER, updated_at INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS playbook (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, updated_at INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS sequence (id INTEGER PRIMARY KEY CHECK (id = 1), doc TEXT NOT NULL, version INTEGER NOT NULL, \
+             approved_version INTEGER, approved_at INTEGER, checked_version INTEGER, checked_at INTEGER, updated_at INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS leads (id INTEGER PRIMARY KEY AUTOINCREMENT, email TEXT NOT NULL UNIQUE, email_hash TEXT NOT NULL, \
+             first_name TEXT NOT NULL, last_name TEXT NOT NULL, title TEXT NOT NULL, seniority TEXT, department TEXT, \
+             company TEXT NOT NULL, company_domain TEXT, industry TEXT, company_size TEXT, country TEXT, city TEXT, \
+             email_status TEXT, provider TEXT NOT NULL, provider_id TEXT NOT NULL, import_id TEXT NOT NULL, imported_at INTEGER NOT NULL)",
+            "CREATE INDEX IF NOT EXISTS leads_by_email_hash ON leads (email_hash)",
+            "CREATE INDEX IF NOT EXISTS leads_by_provider_id ON leads (provider, provider_id)",
+            "CREATE INDEX IF NOT EXISTS leads_by_import ON leads (import_id)",
+            "CREATE TABLE IF NOT EXISTS lead_imports (id TEXT PRIMARY KEY, filters TEXT NOT NULL, provider TEXT NOT NULL, \
+             requested INTEGER NOT NULL, cursor INTEGER NOT NULL DEFAULT 0, imported INTEGER NOT NULL DEFAULT 0, \
+             skipped_suppressed INTEGER NOT NULL DEFAULT 0, skipped_duplicate INTEGER NOT NULL DEFAULT 0, \
+             skipped_no_email INTEGER NOT NULL DEFAULT 0, skipped_excluded INTEGER NOT NULL DEFAULT 0, \
+             credits INTEGER NOT NULL DEFAULT 0, skipped_known INTEGER NOT NULL DEFAULT 0, status TEXT NOT NULL, \
+             error TEXT, month TEXT NOT NULL, started_at INTEGER NOT NULL, finished_at INTEGER)",
+            "CREATE TABLE IF NOT EXISTS suppression (value TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK (kind IN ('email', 'domain')), \
+             reason TEXT NOT NULL, source TEXT NOT NULL, created_at INTEGER NOT NULL)",
+            "CREATE TABLE IF NOT EXISTS personal_data_access (id INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, \
+             tool TEXT NOT NULL, subject TEXT NOT NULL, client_id TEXT NOT NULL, request_id TEXT NOT NULL, purpose TEXT NOT NULL, \
+             people INTEGER NOT NULL, person_ids TEXT NOT NULL, detail TEXT)",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]

@@ -13,13 +13,19 @@
 pub mod approvals;
 pub mod billing;
 pub mod journey;
+pub mod leads;
 pub mod limits;
 pub mod memory;
 pub mod migrations;
 pub mod offer;
 pub mod ops;
+pub mod personal_data;
+pub mod playbook;
 pub mod schedule;
+pub mod sequence;
 pub mod support;
+pub mod suppression;
+pub mod target;
 
 pub use ops::{Op, OpReply, handle_op};
 

@@ -189,12 +189,13 @@ fn imports_page_by_page_enriching_ten_at_a_time() {
     let apollo = Apollo::new(Some(&config), &fake);
     let f = Filters { exclude_company_domains: vec!["excluded.com".into()], ..vp_filters() };
     let mut from = 0;
-    let (mut people, mut credits, mut excluded, mut calls) = (Vec::new(), 0, 0, 0);
+    let (mut people, mut credits, mut excluded, mut calls, mut known) = (Vec::new(), 0, 0, 0, 0);
     loop {
-        let batch = block_on(apollo.fetch(&f, from, 100)).unwrap();
+        let batch = block_on(apollo.fetch(&f, from, 100, &|id: &str| id == "ap_0000")).unwrap();
         from += batch.consumed;
         credits += batch.credits;
         excluded += batch.excluded;
+        known += batch.known;
         people.extend(batch.people);
         calls += 1;
         if batch.exhausted {
@@ -206,7 +207,8 @@ fn imports_page_by_page_enriching_ten_at_a_time() {
     let excluded_expected = (0..460).filter(|i| i % 2 == 0 && i % 50 == 8).count() as u64;
     assert!(excluded_expected > 0);
     assert_eq!(excluded, excluded_expected);
-    assert_eq!(people.len() as u64, 230 - excluded);
+    assert_eq!(known, 1, "people already in the workspace are skipped");
+    assert_eq!(people.len() as u64, 230 - excluded - known);
     let with_email = people.iter().filter(|p| p.email.is_some()).count() as u64;
     assert_eq!(credits, with_email, "credits as Apollo reported them");
     assert!(people.iter().any(|p| p.email.is_none()), "locked placeholders are not addresses");

@@ -216,8 +216,13 @@ fn count_equals_sample_equals_import_over_random_filters() {
             let mut imported = Vec::new();
             let mut from = 0;
             loop {
-                let batch =
-                    crate::testing::block_on(Sandbox.fetch(&f, from, 7 + (from as usize % 13))).unwrap();
+                let batch = crate::testing::block_on(Sandbox.fetch(
+                    &f,
+                    from,
+                    7 + (from as usize % 13),
+                    &|_: &str| false,
+                ))
+                .unwrap();
                 assert_eq!(batch.credits, batch.people.len() as u64);
                 from += batch.consumed;
                 imported.extend(batch.people);

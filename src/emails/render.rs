@@ -1,0 +1,327 @@
+//! Renders a step for one recipient exactly as it would be sent: the filled subject, the
+//! plain-text body and its HTML twin, each ending with the compliance footer (sender, postal
+//! address, the GDPR Art. 14 notice for recipients it protects, the unsubscribe link).
+
+use super::template::{self, Var};
+use crate::leads::Person;
+use crate::leads::vocab::COUNTRIES;
+use crate::workspace::offer::Offer;
+use crate::workspace::playbook::Playbook;
+
+/// Who the email goes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recipient {
+    /// Given name.
+    pub first_name: String,
+    /// Surname.
+    pub last_name: String,
+    /// Job title.
+    pub title: String,
+    /// Company.
+    pub company: String,
+    /// Company domain.
+    pub company_domain: Option<String>,
+    /// Industry.
+    pub industry: Option<String>,
+    /// City.
+    pub city: Option<String>,
+    /// Country.
+    pub country: Option<String>,
+    /// Address.
+    pub email: String,
+}
+
+impl Recipient {
+    /// A provider's person as a recipient (`email` given separately, e.g. for a sample).
+    pub fn from_person(p: &Person, email: String) -> Recipient {
+        Recipient {
+            first_name: p.first_name.clone(),
+            last_name: p.last_name.clone(),
+            title: p.title.clone(),
+            company: p.company.clone(),
+            company_domain: p.company_domain.clone(),
+            industry: p.industry.clone(),
+            city: p.city.clone(),
+            country: p.country.clone(),
+            email,
+        }
+    }
+
+    /// Whether the GDPR (or UK GDPR) protects the recipient, so the first email carries the
+    /// Art. 14 notice (DOMAIN §6.2).
+    pub fn under_gdpr(&self) -> bool {
+        self.country.as_deref().is_some_and(|c| COUNTRIES.iter().any(|x| x.name == c && x.gdpr))
+    }
+}
+
+/// Who sends it.
+#[derive(Debug, Clone, Copy)]
+pub struct Sender<'a> {
+    /// The offer (company, product, postal address).
+    pub offer: &'a Offer,
+    /// The playbook (sender name and title, call to action), once saved.
+    pub playbook: Option<&'a Playbook>,
+}
+
+impl Sender<'_> {
+    /// The value of a sender-side variable.
+    fn value(&self, var: Var) -> Option<String> {
+        let p = self.playbook;
+        match var {
+            Var::SenderName => p.and_then(|p| p.sender_name.clone()),
+            Var::SenderTitle => p.and_then(|p| p.sender_title.clone()),
+            Var::MyCompany => self.offer.company_name.clone(),
+            Var::Product => Some(self.offer.product.clone()),
+            Var::ValueProposition => Some(self.offer.value_proposition.clone()),
+            Var::CallToAction => {
+                p.and_then(|p| p.call_to_action.clone()).or_else(|| self.offer.call_to_action.clone())
+            }
+            Var::Website => self.offer.website.clone(),
+            _ => None,
+        }
+    }
+
+    /// The name the footer identifies the sender by.
+    pub fn identity(&self) -> String {
+        let company = self.offer.company_name.clone().unwrap_or_else(|| self.offer.product.clone());
+        match self.playbook.and_then(|p| p.sender_name.as_deref()) {
+            Some(name) => format!("{name}, {company}"),
+            None => company,
+        }
+    }
+}
+
+fn lead_value(r: &Recipient, var: Var) -> Option<String> {
+    match var {
+        Var::FirstName => Some(r.first_name.clone()),
+        Var::LastName => Some(r.last_name.clone()),
+        Var::FullName => Some(format!("{} {}", r.first_name, r.last_name).trim().to_owned()),
+        Var::Title => Some(r.title.clone()),
+        Var::Company => Some(r.company.clone()),
+        Var::CompanyDomain => r.company_domain.clone(),
+        Var::Industry => r.industry.clone(),
+        Var::City => r.city.clone(),
+        Var::Country => r.country.clone(),
+        _ => None,
+    }
+}
+
+/// The rendered email.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// Subject line.
+    pub subject: String,
+    /// The body as written, filled, without the footer.
+    pub body: String,
+    /// The whole plain-text email.
+    pub text: String,
+    /// The whole HTML email.
+    pub html: String,
+    /// Variables left empty (no value and no fallback).
+    pub unfilled: Vec<Var>,
+    /// Variables used in the subject and body.
+    pub used: Vec<Var>,
+    /// Whether the footer has the postal address.
+    pub has_postal_address: bool,
+    /// Whether the footer has the GDPR notice.
+    pub has_gdpr_notice: bool,
+    /// The unsubscribe link in the footer.
+    pub unsubscribe_url: String,
+}
+
+/// Renders a subject and body for `to`. `source` names where the recipient's data came from
+/// (for the GDPR notice).
+pub fn render(
+    subject: &str,
+    body: &str,
+    to: &Recipient,
+    from: &Sender<'_>,
+    unsubscribe_url: &str,
+    source: &str,
+) -> Result<Rendered, String> {
+    let subject_t = template::parse(subject)?;
+    let body_t = template::parse(body)?;
+    let value = |v: Var| lead_value(to, v).or_else(|| from.value(v));
+    let (subject, mut unfilled) = template::fill(&subject_t, value);
+    let (body, body_unfilled) = template::fill(&body_t, value);
+    for v in body_unfilled {
+        if !unfilled.contains(&v) {
+            unfilled.push(v);
+        }
+    }
+    let mut used = template::variables(&subject_t);
+    for v in template::variables(&body_t) {
+        if !used.contains(&v) {
+            used.push(v);
+        }
+    }
+    let body = body.trim().to_owned();
+    let subject = subject.split_whitespace().collect::<Vec<_>>().join(" ");
+
+    let identity = from.identity();
+    let postal = from.offer.postal_address.clone();
+    let gdpr = to.under_gdpr();
+    let mut footer: Vec<String> = Vec::new();
+    footer.push(match &postal {
+        Some(address) => format!("{identity} · {address}"),
+        None => identity.clone(),
+    });
+    let notice = gdpr.then(|| {
+        format!(
+            "Why you are receiving this: {identity} found your work contact details in a business contact database \
+             ({source}) and is writing about your role at {}, on the basis of legitimate interest. You can object \
+             at any time: reply \"stop\" or use the link below, and your details will be deleted.",
+            to.company
+        )
+    });
+    footer.extend(notice.clone());
+    let text = format!(
+        "{body}\n\n--\n{}\nDon't want to hear from us again? Unsubscribe: {unsubscribe_url}\n",
+        footer.join("\n")
+    );
+
+    let mut html = String::from(
+        "<!doctype html><html><body style=\"font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:1.5;color:#111111\">",
+    );
+    for paragraph in body.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        let lines: Vec<String> = paragraph.lines().map(linkify).collect();
+        html.push_str(&format!("<p>{}</p>", lines.join("<br>")));
+    }
+    html.push_str("<p style=\"margin-top:24px;font-size:12px;color:#6b7280\">");
+    let footer_html: Vec<String> = footer.iter().map(|l| escape(l)).collect();
+    html.push_str(&footer_html.join("<br>"));
+    html.push_str(&format!(
+        "<br>Don't want to hear from us again? <a href=\"{}\">Unsubscribe</a></p></body></html>",
+        escape(unsubscribe_url)
+    ));
+
+    Ok(Rendered {
+        subject,
+        body,
+        text,
+        html,
+        unfilled,
+        used,
+        has_postal_address: postal.is_some(),
+        has_gdpr_notice: notice.is_some(),
+        unsubscribe_url: unsubscribe_url.to_owned(),
+    })
+}
+
+/// Escapes text for HTML (element content and attribute values).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escapes a line and turns its http(s) URLs into links.
+fn linkify(line: &str) -> String {
+    let mut out = String::new();
+    for (i, word) in line.split(' ').enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        let trimmed = word.trim_end_matches(['.', ',', ')', ';', '!', '?']);
+        if (trimmed.starts_with("https://") || trimmed.starts_with("http://")) && trimmed.len() > 8 {
+            let rest = &word[trimmed.len()..];
+            out.push_str(&format!("<a href=\"{0}\">{0}</a>{1}", escape(trimmed), escape(rest)));
+        } else {
+            out.push_str(&escape(word));
+        }
+    }
+    out
+}
+
+/// The http(s) links in a text.
+pub fn links(text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| w.trim_matches(|c: char| "<>()[].,;!?\"'".contains(c)))
+        .filter(|w| {
+            (w.starts_with("https://") || w.starts_with("http://") || w.starts_with("www.")) && w.len() > 8
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn offer() -> Offer {
+        Offer {
+            product: "Ledgerly".into(),
+            description: "Close automation".into(),
+            value_proposition: "Close the books in 3 days".into(),
+            company_name: Some("Ledgerly Inc.".into()),
+            website: Some("https://ledgerly.io".into()),
+            pricing: None,
+            proof_points: vec![],
+            call_to_action: Some("a 20-minute call".into()),
+            postal_address: Some("1 Main St, Springfield".into()),
+        }
+    }
+
+    pub(crate) fn recipient(country: &str) -> Recipient {
+        Recipient {
+            first_name: "Zoë".into(),
+            last_name: "O'Brien".into(),
+            title: "CFO".into(),
+            company: "Acme <Labs>".into(),
+            company_domain: Some("acme.io".into()),
+            industry: Some("Computer Software".into()),
+            city: None,
+            country: Some(country.into()),
+            email: "zoe@acme.io".into(),
+        }
+    }
+
+    #[test]
+    fn renders_text_and_html_with_the_footer() {
+        let offer = offer();
+        let playbook = Playbook {
+            tone: "warm".into(),
+            angle: "close".into(),
+            proof_points: vec![],
+            rules: vec![],
+            sender_name: Some("Sam".into()),
+            sender_title: None,
+            call_to_action: None,
+        };
+        let from = Sender { offer: &offer, playbook: Some(&playbook) };
+        let r = render(
+            "Quick question, {{first_name}}",
+            "Hi {{first_name}},\n\nHow does {{company}} close the books? See https://ledgerly.io.\n\n{{sender_name}}",
+            &recipient("France"),
+            &from,
+            "https://x.test/u/tok",
+            "sandbox",
+        )
+        .unwrap();
+        assert_eq!(r.subject, "Quick question, Zoë");
+        assert!(r.text.starts_with("Hi Zoë,\n\nHow does Acme <Labs> close"));
+        assert!(r.text.contains("Sam, Ledgerly Inc. · 1 Main St, Springfield"));
+        assert!(r.text.contains("Unsubscribe: https://x.test/u/tok"));
+        assert!(r.has_gdpr_notice && r.text.contains("legitimate interest"), "France is under the GDPR");
+        assert!(r.html.contains("Acme &lt;Labs&gt;"), "lead data is escaped in HTML");
+        assert!(r.html.contains("<a href=\"https://ledgerly.io\">https://ledgerly.io</a>."));
+        assert!(r.html.contains("<a href=\"https://x.test/u/tok\">Unsubscribe</a>"));
+        assert!(r.unfilled.is_empty());
+        assert_eq!(r.used, vec![Var::FirstName, Var::Company, Var::SenderName]);
+        let us =
+            render("Hi", "Hello {{city}} {{sender_title}}", &recipient("United States"), &from, "u", "s")
+                .unwrap();
+        assert!(!us.has_gdpr_notice);
+        assert_eq!(us.unfilled, vec![Var::City, Var::SenderTitle]);
+        assert_eq!(links("see www.a.com, and https://b.io/x."), vec!["www.a.com", "https://b.io/x"]);
+    }
+}

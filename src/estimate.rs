@@ -1,0 +1,224 @@
+//! The campaign estimate: how long a sequence takes to reach every lead at a given sending
+//! capacity, and what it is likely to bring back (DOMAIN §3.9, §3.10, §8).
+//!
+//! Rather than divide, it simulates the calendar day by day: on each sending day (Monday to
+//! Friday) follow-ups that are due go first, then new leads fill what is left of the day's
+//! capacity; each email sent schedules the lead's next step after its wait. That gives the
+//! real number of sending days, including the tail where the last leads finish their steps.
+
+use chrono::{Datelike, Days, NaiveDate, Weekday};
+
+use crate::deliverability::Deliverability;
+
+/// The longest horizon simulated (five years); beyond it the estimate says so.
+pub const HORIZON_DAYS: u64 = 5 * 366;
+
+/// What the estimate starts from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Input {
+    /// Leads to contact.
+    pub leads: u64,
+    /// Days to wait before each step after the first (one entry per follow-up).
+    pub waits: Vec<u32>,
+    /// Emails the mailboxes may send per sending day, all together.
+    pub daily_capacity: u64,
+    /// The first possible sending day.
+    pub start: NaiveDate,
+}
+
+/// Low, central and high.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    /// Pessimistic.
+    pub low: u64,
+    /// Central.
+    pub expected: u64,
+    /// Optimistic.
+    pub high: u64,
+}
+
+/// The estimate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Estimate {
+    /// Emails sent in all (every lead gets every step).
+    pub emails_total: u64,
+    /// New leads a day once every step is in flight: capacity ÷ steps.
+    pub new_leads_per_day_steady: u64,
+    /// Days with sending.
+    pub sending_days: u64,
+    /// Calendar days from the first to the last email.
+    pub calendar_days: u64,
+    /// The first and last sending days.
+    pub first_day: NaiveDate,
+    /// See `first_day`.
+    pub last_day: NaiveDate,
+    /// The busiest day's emails (at most the capacity).
+    pub peak_emails_per_day: u64,
+    /// The day every lead has received the first email.
+    pub all_contacted_day: NaiveDate,
+    /// Whether the horizon cut the simulation short.
+    pub beyond_horizon: bool,
+    /// Replies, from the configured reply rates.
+    pub replies: Range,
+    /// Positive replies (interested, meeting), from the configured rates.
+    pub positive_replies: Range,
+}
+
+/// The first weekday on or after `day`.
+pub fn next_weekday(day: NaiveDate) -> NaiveDate {
+    let mut d = day;
+    while matches!(d.weekday(), Weekday::Sat | Weekday::Sun) {
+        d = d.succ_opt().unwrap_or(d);
+    }
+    d
+}
+
+fn rate(leads: u64, bp: u32) -> u64 {
+    // Rounded to the nearest whole reply.
+    u64::try_from((u128::from(leads) * u128::from(bp) + 5_000) / 10_000).unwrap_or(u64::MAX)
+}
+
+/// Simulates the campaign.
+pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
+    let steps = input.waits.len() as u64 + 1;
+    let capacity = input.daily_capacity.max(1);
+    let first_day = next_weekday(input.start);
+    // Follow-ups waiting: (due day index, step index of the email due, how many).
+    let mut due: std::collections::BTreeMap<(u64, usize), u64> = std::collections::BTreeMap::new();
+    let mut remaining = input.leads;
+    let (mut sending_days, mut peak, mut last_index, mut all_contacted_index) = (0u64, 0u64, 0u64, 0u64);
+    let mut day_index = 0u64;
+    let mut beyond_horizon = false;
+    while remaining > 0 || !due.is_empty() {
+        if day_index > HORIZON_DAYS {
+            beyond_horizon = true;
+            break;
+        }
+        let today = first_day.checked_add_days(Days::new(day_index)).unwrap_or(first_day);
+        if matches!(today.weekday(), Weekday::Sat | Weekday::Sun) {
+            day_index += 1;
+            continue;
+        }
+        let mut left = capacity;
+        let mut sent = 0;
+        // Oldest follow-ups first.
+        let ready: Vec<(u64, usize)> = due.range(..(day_index + 1, 0)).map(|(k, _)| *k).collect();
+        for key in ready {
+            if left == 0 {
+                break;
+            }
+            let Some(count) = due.get_mut(&key) else { continue };
+            let n = (*count).min(left);
+            *count -= n;
+            left -= n;
+            sent += n;
+            if *count == 0 {
+                due.remove(&key);
+            }
+            let step = key.1;
+            if step + 1 < steps as usize {
+                let wait = u64::from(input.waits[step]);
+                *due.entry((day_index + wait, step + 1)).or_default() += n;
+            }
+        }
+        // Then new leads.
+        if remaining > 0 && left > 0 {
+            let n = remaining.min(left);
+            remaining -= n;
+            sent += n;
+            if steps > 1 {
+                *due.entry((day_index + u64::from(input.waits[0]), 1)).or_default() += n;
+            }
+            if remaining == 0 {
+                all_contacted_index = day_index;
+            }
+        }
+        if sent > 0 {
+            sending_days += 1;
+            peak = peak.max(sent);
+            last_index = day_index;
+        }
+        day_index += 1;
+    }
+    let day = |i: u64| first_day.checked_add_days(Days::new(i)).unwrap_or(first_day);
+    Estimate {
+        emails_total: input.leads * steps,
+        new_leads_per_day_steady: (capacity / steps).max(1),
+        sending_days,
+        calendar_days: if input.leads == 0 { 0 } else { last_index + 1 },
+        first_day,
+        last_day: day(last_index),
+        peak_emails_per_day: peak,
+        all_contacted_day: day(all_contacted_index),
+        beyond_horizon,
+        replies: Range {
+            low: rate(input.leads, d.reply_rate_low_bp),
+            expected: rate(input.leads, d.reply_rate_central_bp),
+            high: rate(input.leads, d.reply_rate_high_bp),
+        },
+        positive_replies: Range {
+            low: rate(input.leads, d.positive_rate_low_bp),
+            expected: rate(input.leads, (d.positive_rate_low_bp + d.positive_rate_high_bp) / 2),
+            high: rate(input.leads, d.positive_rate_high_bp),
+        },
+    }
+}
+
+/// A platform time (ms) as a UTC date.
+pub fn date_of(ms: i64) -> NaiveDate {
+    chrono::DateTime::from_timestamp_millis(ms).map_or(NaiveDate::MIN, |t| t.date_naive())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn date(s: &str) -> NaiveDate {
+        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    }
+
+    #[test]
+    fn one_step_is_a_division_over_weekdays() {
+        // 1,000 leads at 100 a day: 10 sending days, Monday to the Friday of the next week.
+        let e = estimate(
+            &Input { leads: 1_000, waits: vec![], daily_capacity: 100, start: date("2026-11-30") },
+            &Deliverability::default(),
+        );
+        assert_eq!((e.sending_days, e.emails_total, e.peak_emails_per_day), (10, 1_000, 100));
+        assert_eq!((e.first_day, e.last_day), (date("2026-11-30"), date("2026-12-11")));
+        assert_eq!(e.calendar_days, 12);
+        assert_eq!(e.replies, Range { low: 10, expected: 30, high: 50 });
+        assert_eq!(e.positive_replies, Range { low: 5, expected: 8, high: 10 });
+    }
+
+    #[test]
+    fn follow_ups_take_priority_and_extend_the_tail() {
+        // 3 steps, 3 days apart, 90 a day, 300 leads, starting on a Saturday.
+        let e = estimate(
+            &Input { leads: 300, waits: vec![3, 3], daily_capacity: 90, start: date("2026-11-28") },
+            &Deliverability::default(),
+        );
+        assert_eq!(e.first_day, date("2026-11-30"), "weekends are skipped");
+        assert_eq!(e.emails_total, 900);
+        assert_eq!(e.new_leads_per_day_steady, 30);
+        assert!(e.peak_emails_per_day <= 90);
+        // Every email fits in the capacity over the sending days.
+        assert!(e.sending_days * 90 >= 900);
+        assert!(e.last_day > e.all_contacted_day);
+        assert!(!e.beyond_horizon);
+        // Monday to Wednesday reach 270 new leads; from Thursday the follow-ups due take the
+        // whole capacity first, so the last 30 wait for a day with room.
+        assert!(e.all_contacted_day > date("2026-12-02"), "{}", e.all_contacted_day);
+        assert!(e.all_contacted_day <= e.last_day);
+    }
+
+    #[test]
+    fn a_huge_list_at_a_tiny_capacity_stops_at_the_horizon() {
+        let e = estimate(
+            &Input { leads: 1_000_000, waits: vec![3], daily_capacity: 20, start: date("2026-11-30") },
+            &Deliverability::default(),
+        );
+        assert!(e.beyond_horizon);
+        assert_eq!(date_of(0), date("1970-01-01"));
+    }
+}

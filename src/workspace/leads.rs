@@ -1,0 +1,586 @@
+//! Imported leads, and the import job that brings them in (PRODUCT §6–§8).
+//!
+//! An import is a job with an id (the idempotency key of the approved `import_leads`): it
+//! walks the provider's pool from its cursor in batches of up to [`BATCH`] people, skips
+//! people the workspace already has (before enrichment, so no credits are spent on them),
+//! then suppressed and duplicate addresses and people without one, and writes each batch's
+//! leads together with the job's new cursor and counters in one transaction. Running the same
+//! job again resumes where it stopped and never imports anyone twice; a finished job only
+//! reports.
+
+use std::collections::HashSet;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::suppression;
+use crate::compliance::email_hash;
+use crate::leads::filters::Filters;
+use crate::leads::{LeadProvider, ProviderError};
+use crate::store::{Db, Stmt, StoreError, from_document, to_document};
+
+/// People fetched per batch (one Apollo search page).
+pub const BATCH: usize = 100;
+
+/// An imported lead.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Lead {
+    /// Its id in the workspace.
+    pub id: i64,
+    /// Work email.
+    pub email: String,
+    /// Given name.
+    #[serde(alias = "first_name")]
+    pub first_name: String,
+    /// Surname.
+    #[serde(alias = "last_name")]
+    pub last_name: String,
+    /// Job title.
+    pub title: String,
+    /// Company.
+    pub company: String,
+    /// Company domain.
+    #[serde(alias = "company_domain", skip_serializing_if = "Option::is_none")]
+    pub company_domain: Option<String>,
+    /// Industry.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub industry: Option<String>,
+    /// Company size band.
+    #[serde(alias = "company_size", skip_serializing_if = "Option::is_none")]
+    pub company_size: Option<String>,
+    /// Country.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    /// City.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+    /// Which provider it came from (`sandbox` leads are synthetic and never emailed for real).
+    pub provider: String,
+}
+
+/// How many leads the workspace holds.
+pub fn count(db: &dyn Db) -> Result<i64, StoreError> {
+    Ok(db.query(Stmt::new("SELECT COUNT(*) FROM leads", vec![]))?.scalar_i64().unwrap_or(0))
+}
+
+/// The `n`-th lead in import order (from 0).
+pub fn nth(db: &dyn Db, n: i64) -> Result<Option<Lead>, StoreError> {
+    db.row(
+        "SELECT id, email, first_name, last_name, title, company, company_domain, industry, company_size, country, city, \
+         provider FROM leads ORDER BY id LIMIT 1 OFFSET ?",
+        vec![n.into()],
+    )
+}
+
+/// The state of an import job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Still importing (or stopped by an error and resumable).
+    Running,
+    /// Finished: the requested number was imported or the pool ran out.
+    Done,
+}
+
+/// An import job and its counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Import {
+    /// The job id (the approval's idempotency key).
+    pub id: String,
+    /// Which provider.
+    pub provider: String,
+    /// Leads asked for.
+    pub requested: u64,
+    /// Leads imported.
+    pub imported: u64,
+    /// Skipped: on the suppression list.
+    pub skipped_suppressed: u64,
+    /// Skipped: the address is already a lead.
+    pub skipped_duplicate: u64,
+    /// Skipped: the person is already a lead (found before enrichment, no credit spent).
+    pub skipped_known: u64,
+    /// Skipped: the provider found no address.
+    pub skipped_no_email: u64,
+    /// Skipped: an exclusion the provider could not apply.
+    pub skipped_excluded: u64,
+    /// Credits the provider charged.
+    pub credits: u64,
+    /// Pool positions walked.
+    pub cursor: u64,
+    /// Running or done.
+    pub status: Status,
+    /// The last error, while running.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The month it counts against (`YYYY-MM`).
+    pub month: String,
+    /// When it started and finished (ms since the epoch).
+    pub started_at: i64,
+    /// See `started_at`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finished_at: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct ImportRow {
+    id: String,
+    filters: String,
+    provider: String,
+    requested: i64,
+    cursor: i64,
+    imported: i64,
+    skipped_suppressed: i64,
+    skipped_duplicate: i64,
+    skipped_known: i64,
+    skipped_no_email: i64,
+    skipped_excluded: i64,
+    credits: i64,
+    status: String,
+    error: Option<String>,
+    month: String,
+    started_at: i64,
+    finished_at: Option<i64>,
+}
+
+fn n(v: i64) -> u64 {
+    v.max(0) as u64
+}
+
+impl ImportRow {
+    fn into_import(self) -> Result<(Import, Filters), StoreError> {
+        let filters = from_document(&self.filters)?;
+        let import = Import {
+            id: self.id,
+            provider: self.provider,
+            requested: n(self.requested),
+            imported: n(self.imported),
+            skipped_suppressed: n(self.skipped_suppressed),
+            skipped_duplicate: n(self.skipped_duplicate),
+            skipped_known: n(self.skipped_known),
+            skipped_no_email: n(self.skipped_no_email),
+            skipped_excluded: n(self.skipped_excluded),
+            credits: n(self.credits),
+            cursor: n(self.cursor),
+            status: if self.status == "done" { Status::Done } else { Status::Running },
+            error: self.error,
+            month: self.month,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+        };
+        Ok((import, filters))
+    }
+}
+
+/// An import job and its filters.
+pub fn load_import(db: &dyn Db, id: &str) -> Result<Option<(Import, Filters)>, StoreError> {
+    let row: Option<ImportRow> = db.row(
+        "SELECT id, filters, provider, requested, cursor, imported, skipped_suppressed, skipped_duplicate, \
+         skipped_known, skipped_no_email, skipped_excluded, credits, status, error, month, started_at, finished_at \
+         FROM lead_imports WHERE id = ?",
+        vec![id.into()],
+    )?;
+    row.map(ImportRow::into_import).transpose()
+}
+
+/// The most recent imports, newest first.
+pub fn recent_imports(db: &dyn Db, limit: i64) -> Result<Vec<Import>, StoreError> {
+    let rows: Vec<ImportRow> = db.rows(
+        "SELECT id, filters, provider, requested, cursor, imported, skipped_suppressed, skipped_duplicate, \
+         skipped_known, skipped_no_email, skipped_excluded, credits, status, error, month, started_at, finished_at \
+         FROM lead_imports ORDER BY started_at DESC, id DESC LIMIT ?",
+        vec![limit.into()],
+    )?;
+    rows.into_iter().map(|r| r.into_import().map(|x| x.0)).collect()
+}
+
+/// Leads imported in a month (`YYYY-MM`), for the plan's monthly limit.
+pub fn imported_in_month(db: &dyn Db, month: &str) -> Result<u64, StoreError> {
+    Ok(n(db
+        .query(Stmt::new(
+            "SELECT COALESCE(SUM(imported), 0) FROM lead_imports WHERE month = ?",
+            vec![month.into()],
+        ))?
+        .scalar_i64()
+        .unwrap_or(0)))
+}
+
+/// The month of a platform time, `YYYY-MM` (UTC).
+pub fn month_of(ms: i64) -> String {
+    crate::estimate::date_of(ms).format("%Y-%m").to_string()
+}
+
+/// Creates the job if it does not exist yet (the same id always means the same job) and
+/// returns it.
+pub fn start(
+    db: &dyn Db,
+    id: &str,
+    filters: &Filters,
+    provider: &str,
+    requested: u64,
+    now_ms: i64,
+) -> Result<Import, StoreError> {
+    db.batch(vec![Stmt::new(
+        "INSERT INTO lead_imports (id, filters, provider, requested, status, month, started_at) \
+         VALUES (?, ?, ?, ?, 'running', ?, ?) ON CONFLICT(id) DO NOTHING",
+        vec![
+            id.into(),
+            to_document(filters)?.into(),
+            provider.into(),
+            i64::try_from(requested).unwrap_or(i64::MAX).into(),
+            month_of(now_ms).into(),
+            now_ms.into(),
+        ],
+    )])?;
+    load_import(db, id)?
+        .map(|x| x.0)
+        .ok_or_else(|| StoreError::Sql("import vanished after creating it".into()))
+}
+
+/// Why an import step stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    /// The job does not exist.
+    #[error("no import {0}")]
+    Unknown(String),
+    /// Storage failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The provider failed; the job keeps its cursor and can resume.
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct NewLead<'a> {
+    email: String,
+    email_hash: String,
+    first_name: &'a str,
+    last_name: &'a str,
+    title: &'a str,
+    seniority: Option<&'a str>,
+    department: Option<&'a str>,
+    company: &'a str,
+    company_domain: Option<&'a str>,
+    industry: Option<&'a str>,
+    company_size: Option<&'a str>,
+    country: Option<&'a str>,
+    city: Option<&'a str>,
+    email_status: Option<&'a str>,
+    provider_id: &'a str,
+}
+
+#[derive(Deserialize)]
+struct Existing {
+    email: String,
+}
+
+/// Advances a job by at most `max_batches` batches. Returns the job's state; `Done` once the
+/// requested number is imported or the pool is exhausted.
+pub async fn advance(
+    db: &dyn Db,
+    provider: &dyn LeadProvider,
+    id: &str,
+    max_batches: u32,
+    now_ms: i64,
+) -> Result<Import, ImportError> {
+    for _ in 0..max_batches {
+        let (job, filters) = load_import(db, id)?.ok_or_else(|| ImportError::Unknown(id.to_owned()))?;
+        if job.status == Status::Done {
+            return Ok(job);
+        }
+        let need = job.requested.saturating_sub(job.imported);
+        if need == 0 {
+            finish(db, id, now_ms)?;
+            continue;
+        }
+        let known = |pid: &str| -> bool {
+            db.query(Stmt::new(
+                "SELECT 1 FROM leads WHERE provider = ? AND provider_id = ? LIMIT 1",
+                vec![job.provider.clone().into(), pid.into()],
+            ))
+            .is_ok_and(|r| !r.rows.is_empty())
+        };
+        let batch = match provider.fetch(&filters, job.cursor, need.min(BATCH as u64) as usize, &known).await
+        {
+            Ok(b) => b,
+            Err(e) => {
+                db.exec(
+                    "UPDATE lead_imports SET error = ? WHERE id = ?",
+                    vec![e.to_string().into(), id.into()],
+                )?;
+                return Err(e.into());
+            }
+        };
+        // The fetch awaited the network: if another run advanced this job meanwhile, drop this
+        // batch (nothing was written) and continue from the new cursor. No await from here to
+        // the write, so the check and the write are atomic.
+        let (now, _) = load_import(db, id)?.ok_or_else(|| ImportError::Unknown(id.to_owned()))?;
+        if now.cursor != job.cursor || now.status == Status::Done {
+            continue;
+        }
+        let emails: Vec<String> = batch
+            .people
+            .iter()
+            .filter_map(|p| p.email.as_ref().map(|e| e.trim().to_ascii_lowercase()))
+            .collect();
+        let suppressed = suppression::suppressed_among(db, &emails)?;
+        let json = serde_json::to_string(&emails).map_err(|e| StoreError::Document(e.to_string()))?;
+        let existing: HashSet<String> = db
+            .rows::<Existing>(
+                "SELECT l.email FROM leads l JOIN json_each(?) j ON l.email = j.value",
+                vec![json.into()],
+            )?
+            .into_iter()
+            .map(|e| e.email)
+            .collect();
+        let (mut no_email, mut dup, mut supp) = (0u64, 0u64, 0u64);
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut fresh: Vec<NewLead<'_>> = Vec::new();
+        for p in &batch.people {
+            let Some(email) = p.email.as_ref().map(|e| e.trim().to_ascii_lowercase()) else {
+                no_email += 1;
+                continue;
+            };
+            if suppressed.contains(&email) {
+                supp += 1;
+            } else if existing.contains(&email) || !seen.insert(email.clone()) {
+                dup += 1;
+            } else if (fresh.len() as u64) < need {
+                fresh.push(NewLead {
+                    email_hash: email_hash(&email),
+                    email,
+                    first_name: &p.first_name,
+                    last_name: &p.last_name,
+                    title: &p.title,
+                    seniority: p.seniority.as_deref(),
+                    department: p.department.as_deref(),
+                    company: &p.company,
+                    company_domain: p.company_domain.as_deref(),
+                    industry: p.industry.as_deref(),
+                    company_size: p.company_size.as_deref(),
+                    country: p.country.as_deref(),
+                    city: p.city.as_deref(),
+                    email_status: p.email_status.as_deref(),
+                    provider_id: &p.provider_id,
+                });
+            }
+        }
+        let imported = fresh.len() as u64;
+        let done = batch.exhausted || job.imported + imported >= job.requested;
+        let leads_json = serde_json::to_string(&fresh).map_err(|e| StoreError::Document(e.to_string()))?;
+        let to_i = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
+        db.batch(vec![
+            Stmt::new(
+                "INSERT INTO leads (email, email_hash, first_name, last_name, title, seniority, department, company, \
+                 company_domain, industry, company_size, country, city, email_status, provider, provider_id, import_id, \
+                 imported_at) \
+                 SELECT json_extract(value, '$.email'), json_extract(value, '$.emailHash'), \
+                 json_extract(value, '$.firstName'), json_extract(value, '$.lastName'), json_extract(value, '$.title'), \
+                 json_extract(value, '$.seniority'), json_extract(value, '$.department'), \
+                 json_extract(value, '$.company'), json_extract(value, '$.companyDomain'), \
+                 json_extract(value, '$.industry'), json_extract(value, '$.companySize'), \
+                 json_extract(value, '$.country'), json_extract(value, '$.city'), json_extract(value, '$.emailStatus'), \
+                 ?, json_extract(value, '$.providerId'), ?, ? FROM json_each(?) WHERE true \
+                 ON CONFLICT(email) DO NOTHING",
+                vec![job.provider.clone().into(), id.into(), now_ms.into(), leads_json.into()],
+            ),
+            Stmt::new(
+                "UPDATE lead_imports SET cursor = cursor + ?, imported = imported + ?, \
+                 skipped_suppressed = skipped_suppressed + ?, skipped_duplicate = skipped_duplicate + ?, \
+                 skipped_known = skipped_known + ?, skipped_no_email = skipped_no_email + ?, \
+                 skipped_excluded = skipped_excluded + ?, credits = credits + ?, error = NULL, \
+                 status = CASE WHEN ? THEN 'done' ELSE status END, \
+                 finished_at = CASE WHEN ? THEN ? ELSE finished_at END WHERE id = ?",
+                vec![
+                    to_i(batch.consumed).into(),
+                    to_i(imported).into(),
+                    to_i(supp).into(),
+                    to_i(dup).into(),
+                    to_i(batch.known).into(),
+                    to_i(no_email).into(),
+                    to_i(batch.excluded).into(),
+                    to_i(batch.credits).into(),
+                    done.into(),
+                    done.into(),
+                    now_ms.into(),
+                    id.into(),
+                ],
+            ),
+        ])?;
+        if done {
+            break;
+        }
+    }
+    load_import(db, id)?.map(|x| x.0).ok_or_else(|| ImportError::Unknown(id.to_owned()))
+}
+
+fn finish(db: &dyn Db, id: &str, now_ms: i64) -> Result<(), StoreError> {
+    db.exec(
+        "UPDATE lead_imports SET status = 'done', finished_at = ? WHERE id = ? AND status = 'running'",
+        vec![now_ms.into(), id.into()],
+    )
+}
+
+/// Imported leads at a glance.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// Leads in the workspace.
+    pub total: i64,
+    /// The latest imports, newest first.
+    pub imports: Vec<Import>,
+    /// Entries on the suppression list.
+    pub suppressed: i64,
+}
+
+/// The leads summary for the workspace view.
+pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
+    Ok(Summary { total: count(db)?, imports: recent_imports(db, 5)?, suppressed: suppression::count(db)? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::leads::sandbox::Sandbox;
+    use crate::leads::{LeadProvider, sandbox};
+    use crate::testing::{MemoryDb, NOW_MS, block_on};
+    use crate::workspace::suppression::Reason;
+
+    fn db() -> MemoryDb {
+        let db = MemoryDb::new();
+        crate::workspace::migrations::apply(&db, 1).unwrap();
+        db
+    }
+
+    fn filters() -> Filters {
+        Filters {
+            countries: vec!["Ireland".into()],
+            titles: vec!["Chief Financial Officer".into()],
+            company_sizes: vec!["51-200".into(), "201-500".into()],
+            ..Filters::default()
+        }
+    }
+
+    #[test]
+    fn an_import_brings_in_exactly_the_pool_skipping_suppressed_and_known_people() {
+        let db = db();
+        let f = filters();
+        let pool = sandbox::Pool::new(&f);
+        let total = pool.count();
+        assert!((150..2_000).contains(&total), "{total}");
+        // Suppress two people of the pool: one by address, one by company domain.
+        let a = pool.at(3).unwrap().person();
+        let b = pool.at(4).unwrap().person();
+        suppression::add(&db, a.email.as_deref().unwrap(), Reason::Unsubscribe, "test", 1).unwrap();
+        suppression::add(&db, b.company_domain.as_deref().unwrap(), Reason::Manual, "test", 1).unwrap();
+        let at_b = (0..total)
+            .filter(|&m| pool.at(m).unwrap().person().company_domain == b.company_domain)
+            .count() as u64;
+
+        let job = start(&db, "imp_1", &f, "sandbox", 1_000_000, NOW_MS).unwrap();
+        assert_eq!((job.status, job.imported, job.month.as_str()), (Status::Running, 0, "2026-11"));
+        // Two batches at a time, like an executor stepping through it.
+        let mut steps = 0;
+        let report = loop {
+            let r = block_on(advance(&db, &Sandbox, "imp_1", 2, NOW_MS)).unwrap();
+            steps += 1;
+            if r.status == Status::Done {
+                break r;
+            }
+        };
+        assert!(steps >= total.div_ceil(BATCH as u64 * 2));
+        assert_eq!(report.cursor, total);
+        assert_eq!(report.skipped_suppressed, 1 + at_b);
+        assert_eq!(report.imported + report.skipped_suppressed, total, "count = import + skipped");
+        assert_eq!(report.credits, total, "one simulated credit per revealed address");
+        assert_eq!(count(&db).unwrap() as u64, report.imported);
+        assert_eq!(imported_in_month(&db, "2026-11").unwrap(), report.imported);
+        // Running it again changes nothing.
+        let again = block_on(advance(&db, &Sandbox, "imp_1", 5, NOW_MS)).unwrap();
+        assert_eq!(again, report);
+        // A second import of the same pool skips everyone already imported, before enrichment.
+        start(&db, "imp_2", &f, "sandbox", 50, NOW_MS).unwrap();
+        let second = block_on(advance(&db, &Sandbox, "imp_2", 100, NOW_MS)).unwrap();
+        assert_eq!(second.status, Status::Done);
+        assert_eq!(second.imported, 0);
+        assert_eq!(second.skipped_known, report.imported);
+        assert_eq!(second.skipped_suppressed, report.skipped_suppressed);
+        assert_eq!(
+            second.credits, second.skipped_suppressed,
+            "no credits for people already in the workspace"
+        );
+        // The stored lead is the person the provider returned.
+        let first = nth(&db, 0).unwrap().unwrap();
+        let p = pool.at(0).unwrap().person();
+        assert_eq!(
+            (first.email, first.title, first.provider),
+            (p.email.unwrap(), p.title, "sandbox".to_owned())
+        );
+    }
+
+    #[test]
+    fn an_import_stops_at_the_requested_number() {
+        let db = db();
+        start(&db, "imp", &filters(), "sandbox", 130, NOW_MS).unwrap();
+        let r = block_on(advance(&db, &Sandbox, "imp", 10, NOW_MS)).unwrap();
+        assert_eq!((r.status, r.imported, r.cursor), (Status::Done, 130, 130));
+        // The same id is the same job, whatever else is asked.
+        let same = start(&db, "imp", &Filters::default(), "sandbox", 5, NOW_MS).unwrap();
+        assert_eq!(same.requested, 130);
+    }
+
+    #[test]
+    fn a_provider_failure_keeps_the_cursor_and_resumes() {
+        struct FailOnce(std::cell::Cell<bool>);
+        impl LeadProvider for FailOnce {
+            fn name(&self) -> &'static str {
+                "sandbox"
+            }
+            fn vocabulary(&self) -> crate::leads::filters::Vocabulary {
+                Sandbox.vocabulary()
+            }
+            fn estimate<'a>(
+                &'a self,
+                f: &'a Filters,
+            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::PoolEstimate, ProviderError>>
+            {
+                Sandbox.estimate(f)
+            }
+            fn sample<'a>(
+                &'a self,
+                f: &'a Filters,
+                n: usize,
+            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<Vec<crate::leads::Person>, ProviderError>>
+            {
+                Sandbox.sample(f, n)
+            }
+            fn fetch<'a>(
+                &'a self,
+                f: &'a Filters,
+                from: u64,
+                n: usize,
+                known: &'a dyn Fn(&str) -> bool,
+            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::Batch, ProviderError>>
+            {
+                if from == 100 && self.0.replace(false) {
+                    return Box::pin(async { Err(ProviderError::Unavailable("HTTP 503".into())) });
+                }
+                Sandbox.fetch(f, from, n, known)
+            }
+        }
+        let db = db();
+        let flaky = FailOnce(std::cell::Cell::new(true));
+        start(&db, "imp", &filters(), "sandbox", 250, NOW_MS).unwrap();
+        let err = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap_err();
+        assert!(matches!(err, ImportError::Provider(_)));
+        let (mid, _) = load_import(&db, "imp").unwrap().unwrap();
+        assert_eq!((mid.status, mid.imported, mid.cursor), (Status::Running, 100, 100));
+        assert!(mid.error.unwrap().contains("503"));
+        let done = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap();
+        assert_eq!((done.status, done.imported, done.error), (Status::Done, 250, None));
+        assert_eq!(count(&db).unwrap(), 250);
+    }
+}
