@@ -45,6 +45,12 @@ pub struct Deliverability {
     pub positive_rate_low_bp: u32,
     /// See `positive_rate_low_bp`.
     pub positive_rate_high_bp: u32,
+    /// Meetings booked of contacted leads: low, central, high (0.2%, 0.3%, 1%).
+    pub meeting_rate_low_bp: u32,
+    /// See `meeting_rate_low_bp`.
+    pub meeting_rate_central_bp: u32,
+    /// See `meeting_rate_low_bp`.
+    pub meeting_rate_high_bp: u32,
     /// Bounce rate that raises an alert (2%) and that pauses a campaign (3%).
     pub bounce_alert_bp: u32,
     /// See `bounce_alert_bp`.
@@ -73,6 +79,9 @@ impl Default for Deliverability {
             reply_rate_high_bp: 500,
             positive_rate_low_bp: 50,
             positive_rate_high_bp: 100,
+            meeting_rate_low_bp: 20,
+            meeting_rate_central_bp: 30,
+            meeting_rate_high_bp: 100,
             bounce_alert_bp: 200,
             bounce_pause_bp: 300,
             complaint_max_bp: 10,

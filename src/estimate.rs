@@ -27,12 +27,12 @@ pub struct Input {
 }
 
 /// Low, central and high.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Range {
     /// Pessimistic.
     pub low: u64,
     /// Central.
-    pub expected: u64,
+    pub mid: u64,
     /// Optimistic.
     pub high: u64,
 }
@@ -62,7 +62,14 @@ pub struct Estimate {
     pub replies: Range,
     /// Positive replies (interested, meeting), from the configured rates.
     pub positive_replies: Range,
+    /// Meetings booked, from the configured rates.
+    pub meetings: Range,
+    /// Emails sent in each week from the first sending day (at most [`WEEKS_SHOWN`]).
+    pub weekly: Vec<u64>,
 }
+
+/// Weeks of the weekly breakdown.
+pub const WEEKS_SHOWN: usize = 52;
 
 /// The first weekday on or after `day`.
 pub fn next_weekday(day: NaiveDate) -> NaiveDate {
@@ -89,6 +96,7 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
     let (mut sending_days, mut peak, mut last_index, mut all_contacted_index) = (0u64, 0u64, 0u64, 0u64);
     let mut day_index = 0u64;
     let mut beyond_horizon = false;
+    let mut weekly: Vec<u64> = Vec::new();
     while remaining > 0 || !due.is_empty() {
         if day_index > HORIZON_DAYS {
             beyond_horizon = true;
@@ -134,6 +142,13 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
             }
         }
         if sent > 0 {
+            let week = (day_index / 7) as usize;
+            if week < WEEKS_SHOWN {
+                if weekly.len() <= week {
+                    weekly.resize(week + 1, 0);
+                }
+                weekly[week] += sent;
+            }
             sending_days += 1;
             peak = peak.max(sent);
             last_index = day_index;
@@ -153,14 +168,20 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
         beyond_horizon,
         replies: Range {
             low: rate(input.leads, d.reply_rate_low_bp),
-            expected: rate(input.leads, d.reply_rate_central_bp),
+            mid: rate(input.leads, d.reply_rate_central_bp),
             high: rate(input.leads, d.reply_rate_high_bp),
         },
         positive_replies: Range {
             low: rate(input.leads, d.positive_rate_low_bp),
-            expected: rate(input.leads, (d.positive_rate_low_bp + d.positive_rate_high_bp) / 2),
+            mid: rate(input.leads, (d.positive_rate_low_bp + d.positive_rate_high_bp) / 2),
             high: rate(input.leads, d.positive_rate_high_bp),
         },
+        meetings: Range {
+            low: rate(input.leads, d.meeting_rate_low_bp),
+            mid: rate(input.leads, d.meeting_rate_central_bp),
+            high: rate(input.leads, d.meeting_rate_high_bp),
+        },
+        weekly,
     }
 }
 
@@ -187,8 +208,10 @@ mod tests {
         assert_eq!((e.sending_days, e.emails_total, e.peak_emails_per_day), (10, 1_000, 100));
         assert_eq!((e.first_day, e.last_day), (date("2026-11-30"), date("2026-12-11")));
         assert_eq!(e.calendar_days, 12);
-        assert_eq!(e.replies, Range { low: 10, expected: 30, high: 50 });
-        assert_eq!(e.positive_replies, Range { low: 5, expected: 8, high: 10 });
+        assert_eq!(e.replies, Range { low: 10, mid: 30, high: 50 });
+        assert_eq!(e.positive_replies, Range { low: 5, mid: 8, high: 10 });
+        assert_eq!(e.meetings, Range { low: 2, mid: 3, high: 10 });
+        assert_eq!(e.weekly, vec![500, 500]);
     }
 
     #[test]
@@ -205,6 +228,7 @@ mod tests {
         // Every email fits in the capacity over the sending days.
         assert!(e.sending_days * 90 >= 900);
         assert!(e.last_day > e.all_contacted_day);
+        assert_eq!(e.weekly.iter().sum::<u64>(), 900, "the weeks add up to every email");
         assert!(!e.beyond_horizon);
         // Monday to Wednesday reach 270 new leads; from Thursday the follow-ups due take the
         // whole capacity first, so the last 30 wait for a day with room.

@@ -12,15 +12,15 @@ use super::template::Var;
 /// How a check went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Severity {
+pub enum Status {
     /// Fine.
     Pass,
     /// Worth knowing; no change needed.
     Info,
     /// Likely to cost replies or deliverability; fix if you can.
-    Warning,
+    Warn,
     /// Must be fixed before sending.
-    Error,
+    Fail,
 }
 
 /// One check's result.
@@ -29,23 +29,34 @@ pub enum Severity {
 pub struct Finding {
     /// Which check: `variables`, `subject`, `length`, `links`, `spam_words`, `formatting`,
     /// `personalisation`, `compliance_footer`, `gdpr_notice`.
-    pub check: &'static str,
+    pub id: &'static str,
+    /// What it checks, for people.
+    pub label: &'static str,
     /// How it went.
-    pub severity: Severity,
+    pub status: Status,
     /// What was found.
-    pub message: String,
+    pub detail: String,
     /// How to fix it, when something needs fixing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fix: Option<String>,
 }
 
-fn finding(
-    check: &'static str,
-    severity: Severity,
-    message: impl Into<String>,
-    fix: Option<String>,
-) -> Finding {
-    Finding { check, severity, message: message.into(), fix }
+fn label(id: &str) -> &'static str {
+    match id {
+        "variables" => "Every variable filled",
+        "subject" => "Subject line",
+        "length" => "Length",
+        "links" => "Links",
+        "spam_words" => "No spam-trigger words",
+        "formatting" => "Calm formatting",
+        "personalisation" => "Personalisation",
+        "compliance_footer" => "Postal address and one-click unsubscribe",
+        _ => "GDPR notice",
+    }
+}
+
+fn finding(id: &'static str, status: Status, detail: impl Into<String>, fix: Option<String>) -> Finding {
+    Finding { id, label: label(id), status, detail: detail.into(), fix }
 }
 
 /// Words and phrases spam filters and readers distrust in cold email.
@@ -116,7 +127,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
 
     // Variables.
     if r.unfilled.is_empty() {
-        out.push(finding("variables", Severity::Pass, "Every variable has a value for this lead.", None));
+        out.push(finding("variables", Status::Pass, "Every variable has a value for this lead.", None));
     } else {
         let names: Vec<String> = r.unfilled.iter().map(|v| format!("{{{{{}}}}}", v.name())).collect();
         let sender_side: Vec<&Var> = r.unfilled.iter().filter(|v| !v.is_lead()).collect();
@@ -130,7 +141,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
         };
         out.push(finding(
             "variables",
-            Severity::Error,
+            Status::Fail,
             format!("{} would be sent empty to this lead.", names.join(", ")),
             Some(fix),
         ));
@@ -143,7 +154,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     if subject.is_empty() {
         out.push(finding(
             "subject",
-            Severity::Error,
+            Status::Fail,
             "The first email has no subject.",
             Some(
                 "Write a short, honest subject of 3–6 words, e.g. \"Month-end close at {{company}}\".".into(),
@@ -155,28 +166,28 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     {
         out.push(finding(
             "subject",
-            Severity::Error,
+            Status::Fail,
             "The subject pretends to be a reply or a forward, which is deceptive on a first email (CAN-SPAM).",
             Some("Remove the \"Re:\"/\"Fwd:\" prefix and say what the email is about.".into()),
         ));
     } else if subject_letters.len() >= 4 && subject_letters.iter().all(|c| c.is_uppercase()) {
         out.push(finding(
             "subject",
-            Severity::Warning,
+            Status::Warn,
             "The subject is in capitals, which reads as shouting and trips spam filters.",
             Some("Write it in normal sentence case.".into()),
         ));
     } else if subject.chars().count() > 60 {
         out.push(finding(
             "subject",
-            Severity::Warning,
+            Status::Warn,
             format!("The subject is {} characters; phones cut it around 40–60.", subject.chars().count()),
             Some("Shorten it to 3–6 words.".into()),
         ));
     } else {
         out.push(finding(
             "subject",
-            Severity::Pass,
+            Status::Pass,
             format!("Subject of {} characters.", subject.chars().count()),
             None,
         ));
@@ -184,21 +195,19 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
 
     // Length.
     let n = words(&r.body);
-    let (severity, fix) = match n {
+    let (status, fix) = match n {
         0..=24 => (
-            Severity::Warning,
+            Status::Warn,
             Some("Say who you are, why them, and one question: aim for 50–125 words.".to_owned()),
         ),
-        25..=150 => (Severity::Pass, None),
-        151..=250 => {
-            (Severity::Warning, Some("Cut it to under 150 words; one idea and one question.".to_owned()))
-        }
+        25..=150 => (Status::Pass, None),
+        151..=250 => (Status::Warn, Some("Cut it to under 150 words; one idea and one question.".to_owned())),
         _ => (
-            Severity::Error,
+            Status::Fail,
             Some("A first email this long rarely gets read; cut it to under 150 words.".to_owned()),
         ),
     };
-    out.push(finding("length", severity, format!("The body has {n} words."), fix));
+    out.push(finding("length", status, format!("The body has {n} words."), fix));
 
     // Links.
     let found = links(&r.body);
@@ -209,37 +218,37 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     if !shortened.is_empty() {
         out.push(finding(
             "links",
-            Severity::Error,
+            Status::Fail,
             format!("Shortened links hide where they go, which spam filters punish: {}.", shortened.len()),
             Some("Use the full address of your own site, or no link at all.".into()),
         ));
     } else if found.len() > 1 {
         out.push(finding(
             "links",
-            Severity::Warning,
+            Status::Warn,
             format!("{} links in a first email look like marketing and hurt deliverability.", found.len()),
             Some("Keep at most one link — ideally none in the first email; offer it in a follow-up.".into()),
         ));
     } else if found.len() == 1 {
         out.push(finding(
             "links",
-            Severity::Info,
+            Status::Info,
             "One link. Plain first emails without links land in the inbox more often.",
             Some("Consider moving the link to a follow-up.".into()),
         ));
     } else {
-        out.push(finding("links", Severity::Pass, "No links besides the unsubscribe link.", None));
+        out.push(finding("links", Status::Pass, "No links besides the unsubscribe link.", None));
     }
 
     // Spam-trigger words.
     let text = format!("{}\n{}", r.subject, r.body).to_lowercase();
     let hits: Vec<&str> = SPAM_TRIGGERS.iter().copied().filter(|p| contains_phrase(&text, p)).collect();
     if hits.is_empty() {
-        out.push(finding("spam_words", Severity::Pass, "No spam-trigger words.", None));
+        out.push(finding("spam_words", Status::Pass, "No spam-trigger words.", None));
     } else {
         out.push(finding(
             "spam_words",
-            Severity::Warning,
+            Status::Warn,
             format!(
                 "Spam-trigger words: {}.",
                 hits.iter().map(|h| format!("\"{h}\"")).collect::<Vec<_>>().join(", ")
@@ -263,12 +272,12 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     if exclamations > 1 || shouting > 1 {
         out.push(finding(
             "formatting",
-            Severity::Warning,
+            Status::Warn,
             format!("{exclamations} exclamation mark(s) and {shouting} word(s) in capitals."),
             Some("Write calmly: at most one exclamation mark and no words in capitals.".into()),
         ));
     } else {
-        out.push(finding("formatting", Severity::Pass, "Calm formatting.", None));
+        out.push(finding("formatting", Status::Pass, "Calm formatting.", None));
     }
 
     // Personalisation.
@@ -278,14 +287,14 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     if lead_vars.is_empty() {
         out.push(finding(
             "personalisation",
-            Severity::Warning,
+            Status::Warn,
             "Nothing in the email is about this lead: every prospect gets the same text.",
             Some("Use {{first_name}} and a line about {{company}} or their role ({{title}}).".into()),
         ));
     } else if !about_them {
         out.push(finding(
             "personalisation",
-            Severity::Info,
+            Status::Info,
             "Only the name is personalised.",
             Some("Mention {{company}} or their role ({{title}}) so it reads as written for them.".into()),
         ));
@@ -293,7 +302,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
         let names: Vec<String> = lead_vars.iter().map(|v| format!("{{{{{}}}}}", v.name())).collect();
         out.push(finding(
             "personalisation",
-            Severity::Pass,
+            Status::Pass,
             format!("Personalised with {}.", names.join(", ")),
             None,
         ));
@@ -303,7 +312,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     if !r.has_postal_address {
         out.push(finding(
             "compliance_footer",
-            Severity::Error,
+            Status::Fail,
             "The footer has no postal address, which every commercial email must show (CAN-SPAM).",
             Some(
                 "Ask the user for the company's postal address and call save_offer with postal_address."
@@ -313,14 +322,14 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     } else if !sender_named {
         out.push(finding(
             "compliance_footer",
-            Severity::Warning,
+            Status::Warn,
             "The footer has the postal address and the unsubscribe link, but no sender name, only the company.",
             Some("Ask the user who signs the emails and call save_playbook with sender_name.".into()),
         ));
     } else {
         out.push(finding(
             "compliance_footer",
-            Severity::Pass,
+            Status::Pass,
             "Sender, postal address and a one-click unsubscribe link are in the footer.",
             None,
         ));
@@ -328,7 +337,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     if to.under_gdpr() {
         out.push(finding(
             "gdpr_notice",
-            Severity::Info,
+            Status::Info,
             format!(
                 "The recipient is in {}, under the GDPR: the footer adds where their data came from and how to object \
                  (Art. 14). Some countries (e.g. Germany) expect prior consent even for B2B email; the user should \
@@ -375,8 +384,8 @@ mod tests {
         }
     }
 
-    fn severity(findings: &[Finding], check: &str) -> Severity {
-        findings.iter().find(|f| f.check == check).map(|f| f.severity).unwrap()
+    fn severity(findings: &[Finding], check: &str) -> Status {
+        findings.iter().find(|f| f.id == check).map(|f| f.status).unwrap()
     }
 
     #[test]
@@ -405,9 +414,9 @@ mod tests {
             "personalisation",
             "compliance_footer",
         ] {
-            assert_eq!(severity(&f, check), Severity::Pass, "{check}: {f:?}");
+            assert_eq!(severity(&f, check), Status::Pass, "{check}: {f:?}");
         }
-        assert!(!f.iter().any(|x| x.check == "gdpr_notice"));
+        assert!(!f.iter().any(|x| x.id == "gdpr_notice"));
     }
 
     #[test]
@@ -418,19 +427,19 @@ mod tests {
             render("Re: FREE OFFER", body, &to("Germany"), &Sender { offer: &o, playbook: None }, "u", "s")
                 .unwrap();
         let f = check_first_email(&r, &to("Germany"), false);
-        assert_eq!(severity(&f, "variables"), Severity::Error);
-        assert_eq!(severity(&f, "subject"), Severity::Error);
-        assert_eq!(severity(&f, "links"), Severity::Error);
-        assert_eq!(severity(&f, "spam_words"), Severity::Warning);
-        assert_eq!(severity(&f, "formatting"), Severity::Warning);
-        assert_eq!(severity(&f, "length"), Severity::Warning);
-        assert_eq!(severity(&f, "compliance_footer"), Severity::Error);
-        assert_eq!(severity(&f, "gdpr_notice"), Severity::Info);
-        for x in f.iter().filter(|x| x.severity >= Severity::Warning) {
-            assert!(x.fix.as_deref().is_some_and(|s| !s.is_empty()), "{} has no fix", x.check);
+        assert_eq!(severity(&f, "variables"), Status::Fail);
+        assert_eq!(severity(&f, "subject"), Status::Fail);
+        assert_eq!(severity(&f, "links"), Status::Fail);
+        assert_eq!(severity(&f, "spam_words"), Status::Warn);
+        assert_eq!(severity(&f, "formatting"), Status::Warn);
+        assert_eq!(severity(&f, "length"), Status::Warn);
+        assert_eq!(severity(&f, "compliance_footer"), Status::Fail);
+        assert_eq!(severity(&f, "gdpr_notice"), Status::Info);
+        for x in f.iter().filter(|x| x.status >= Status::Warn) {
+            assert!(x.fix.as_deref().is_some_and(|s| !s.is_empty()), "{} has no fix", x.id);
         }
-        let spam = f.iter().find(|x| x.check == "spam_words").unwrap();
-        assert!(spam.message.contains("\"free\"") && spam.message.contains("\"urgent\""), "{}", spam.message);
+        let spam = f.iter().find(|x| x.id == "spam_words").unwrap();
+        assert!(spam.detail.contains("\"free\"") && spam.detail.contains("\"urgent\""), "{}", spam.detail);
         assert!(!contains_phrase("freedom to choose", "free"));
     }
 }

@@ -81,9 +81,14 @@ impl Sender<'_> {
         }
     }
 
+    /// The sending company (or the product when no company name is saved).
+    pub fn company(&self) -> String {
+        self.offer.company_name.clone().unwrap_or_else(|| self.offer.product.clone())
+    }
+
     /// The name the footer identifies the sender by.
     pub fn identity(&self) -> String {
-        let company = self.offer.company_name.clone().unwrap_or_else(|| self.offer.product.clone());
+        let company = self.company();
         match self.playbook.and_then(|p| p.sender_name.as_deref()) {
             Some(name) => format!("{name}, {company}"),
             None => company,
@@ -168,9 +173,10 @@ pub fn render(
     });
     let notice = gdpr.then(|| {
         format!(
-            "Why you are receiving this: {identity} found your work contact details in a business contact database \
-             ({source}) and is writing about your role at {}, on the basis of legitimate interest. You can object \
-             at any time: reply \"stop\" or use the link below, and your details will be deleted.",
+            "Why you are receiving this: {} found your work contact details in a business contact database \
+             ({source}) and is writing to you about your role at {}, on the basis of legitimate interest. You can \
+             object at any time: reply \"stop\" or use the link below, and your details will be deleted.",
+            from.company(),
             to.company
         )
     });
@@ -291,6 +297,9 @@ mod tests {
         let playbook = Playbook {
             tone: "warm".into(),
             angle: "close".into(),
+            persona: None,
+            pain_points: vec![],
+            objections: vec![],
             proof_points: vec![],
             rules: vec![],
             sender_name: Some("Sam".into()),

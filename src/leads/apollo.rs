@@ -320,7 +320,9 @@ impl LeadProvider for Apollo<'_> {
                 exclusions_counted: filters.exclude_industries.is_empty()
                     && filters.exclude_company_domains.is_empty(),
                 reachable: page.total.min(DISPLAY_CAP),
-                breakdown: None,
+                companies: None,
+                with_email: None,
+                breakdowns: Vec::new(),
             })
         })
     }

@@ -67,22 +67,22 @@ pub struct Person {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Bucket {
-    /// The value (a size band, a seniority id, a country).
+    /// The value (a size band, a seniority, a country).
     pub label: String,
     /// People with that value.
     pub count: u64,
 }
 
-/// What the pool looks like, when the provider can say without extra cost.
+/// The pool split along one dimension.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
-pub struct PoolBreakdown {
-    /// By company size band.
-    pub by_company_size: Vec<Bucket>,
-    /// By seniority.
-    pub by_seniority: Vec<Bucket>,
-    /// By country, largest first (at most 10).
-    pub by_country: Vec<Bucket>,
+pub struct Breakdown {
+    /// The dimension: `company_size`, `seniority` or `country`.
+    pub by: String,
+    /// For people ("By company size").
+    pub label: String,
+    /// The counts (countries: the 10 largest).
+    pub buckets: Vec<Bucket>,
 }
 
 /// A pool estimate.
@@ -95,8 +95,12 @@ pub struct PoolEstimate {
     pub exclusions_counted: bool,
     /// How many of them an import can reach (providers cap paging).
     pub reachable: u64,
-    /// The breakdown, when free.
-    pub breakdown: Option<PoolBreakdown>,
+    /// Companies they work at, when the provider can say for free.
+    pub companies: Option<u64>,
+    /// How many have a work email, when the provider can say for free.
+    pub with_email: Option<u64>,
+    /// The pool by company size, seniority and country, when free.
+    pub breakdowns: Vec<Breakdown>,
 }
 
 /// People fetched for an import, with their emails.
@@ -181,7 +185,8 @@ pub trait LeadProvider {
         &'a self,
         filters: &'a Filters,
     ) -> LocalBoxFuture<'a, Result<PoolEstimate, ProviderError>>;
-    /// The first `n` people of the pool, without emails (free).
+    /// The first `n` people of the pool (free). Providers that reveal addresses only on
+    /// enrichment return none; the tools mask any address before showing it.
     fn sample<'a>(
         &'a self,
         filters: &'a Filters,
@@ -218,17 +223,30 @@ pub fn mask_email(email: &str) -> String {
 }
 
 impl sandbox::Breakdown {
-    fn to_public(&self) -> PoolBreakdown {
-        let buckets =
-            |v: &[(&str, u64)]| v.iter().map(|(l, n)| Bucket { label: (*l).to_owned(), count: *n }).collect();
-        let mut countries: Vec<Bucket> = buckets(&self.by_country);
+    fn to_public(&self) -> Vec<Breakdown> {
+        let buckets = |v: &[(&str, u64)]| -> Vec<Bucket> {
+            v.iter().map(|(l, n)| Bucket { label: (*l).to_owned(), count: *n }).collect()
+        };
+        let mut countries = buckets(&self.by_country);
         countries.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.label.cmp(&b.label)));
         countries.truncate(10);
-        PoolBreakdown {
-            by_company_size: buckets(&self.by_size),
-            by_seniority: buckets(&self.by_seniority),
-            by_country: countries,
-        }
+        let seniority: Vec<Bucket> = self
+            .by_seniority
+            .iter()
+            .map(|(id, n)| Bucket {
+                label: vocab::SENIORITIES.iter().find(|s| s.0 == *id).map_or(*id, |s| s.1).to_owned(),
+                count: *n,
+            })
+            .collect();
+        vec![
+            Breakdown {
+                by: "company_size".into(),
+                label: "By company size".into(),
+                buckets: buckets(&self.by_size),
+            },
+            Breakdown { by: "seniority".into(), label: "By seniority".into(), buckets: seniority },
+            Breakdown { by: "country".into(), label: "By country".into(), buckets: countries },
+        ]
     }
 }
 
@@ -249,7 +267,10 @@ impl LeadProvider for sandbox::Sandbox {
                 count: pool.count(),
                 exclusions_counted: true,
                 reachable: pool.count(),
-                breakdown: Some(pool.breakdown().to_public()),
+                companies: Some(pool.companies()),
+                // Everyone in the sandbox has a verified work address.
+                with_email: Some(pool.count()),
+                breakdowns: pool.breakdown().to_public(),
             })
         })
     }
@@ -260,10 +281,8 @@ impl LeadProvider for sandbox::Sandbox {
     ) -> LocalBoxFuture<'a, Result<Vec<Person>, ProviderError>> {
         Box::pin(async move {
             let pool = sandbox::Pool::new(filters);
-            Ok((0..n as u64)
-                .map_while(|m| pool.at(m))
-                .map(|r| Person { email: None, email_status: None, ..r.person() })
-                .collect())
+            // With the address: the tools mask it before anyone sees it.
+            Ok((0..n as u64).map_while(|m| pool.at(m)).map(|r| r.person()).collect())
         })
     }
     fn fetch<'a>(

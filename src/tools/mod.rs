@@ -7,9 +7,13 @@
 
 pub mod approvals;
 pub mod billing;
+pub mod emails;
+pub mod estimate;
+pub mod leads;
 pub mod registry;
 pub mod schema;
 pub mod support;
+pub mod target;
 pub mod workspace;
 
 use std::cell::RefCell;
@@ -27,11 +31,21 @@ use crate::mcp::version::Version;
 pub const ALL: &[&dyn DynTool] = &[
     // read
     &workspace::GetWorkspaceContext,
+    &leads::EstimateLeadPool,
+    &leads::PreviewLeadSample,
+    &emails::CheckFirstEmail,
+    &estimate::EstimateCampaignPlan,
     &billing::GetPlansAndBilling,
     &approvals::ListPendingApprovals,
     // act
     &workspace::Remember,
     &workspace::SaveOffer,
+    &target::SaveTarget,
+    &target::SaveTargetFilters,
+    &target::ConfirmTarget,
+    &emails::SavePlaybook,
+    &emails::SaveSequence,
+    &emails::ApproveSequence,
     &billing::UpgradePlanTool,
     &billing::StartCheckout,
     &billing::OpenBillingPortal,
@@ -274,3 +288,6 @@ mod tests {
         assert!(committed == text, "tools/list changed; review and run UPDATE_SNAPSHOTS=1 cargo test");
     }
 }
+
+#[cfg(test)]
+mod planning_tests;

@@ -81,10 +81,15 @@ fn strip_root_annotations(schema: &mut Value) {
     unwrap_descriptions(schema);
 }
 
-/// Doc comments are wrapped at the source's line width; a description is one paragraph.
+/// Doc comments are wrapped at the source's line width; a description is one paragraph. Also
+/// drops schemars' `uint8`…`uint64` formats, which no JSON Schema vocabulary defines (clients'
+/// validators warn about them); the `minimum: 0` schemars writes beside them says the same.
 fn unwrap_descriptions(schema: &mut Value) {
     match schema {
         Value::Object(object) => {
+            if object.get("format").and_then(Value::as_str).is_some_and(|f| f.starts_with("uint")) {
+                object.remove("format");
+            }
             for (key, value) in object.iter_mut() {
                 match value {
                     Value::String(text) if key == "description" && text.contains('\n') => {

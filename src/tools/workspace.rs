@@ -47,6 +47,9 @@ pub struct WorkspaceView {
     pub pending_approvals: Vec<Approval>,
     /// How many approvals are waiting in all.
     pub pending_approval_count: i64,
+    /// Target, playbook, sequence, leads and the personal-data access log.
+    #[serde(flatten)]
+    pub planning: crate::workspace::planning::Planning,
     /// Every step of the journey with its status.
     pub journey: Vec<JourneyStep>,
     /// What to do next; absent when every step is done.
@@ -99,8 +102,9 @@ impl Tool for GetWorkspaceContext {
         };
         let mut progress = Progress::default();
         if offer.is_some() {
-            progress.done.push(Step::Offer);
+            progress.done(Step::Offer);
         }
+        let planning = crate::workspace::planning::load(cx.db, &mut progress)?;
         let (journey, next_step) = journey::journey(&progress, |name| match super::find(name) {
             Some(t) if t.access().allows(cx.principal) => Availability::Available,
             Some(_) => Availability::NotAllowed,
@@ -113,6 +117,7 @@ impl Tool for GetWorkspaceContext {
             None => text.push_str("- Offer: not described yet\n"),
         }
         text.push_str(&format!("- Plan: {} ({})\n", plan.name, plan.status));
+        planning_lines(&planning, &mut text);
         let done = journey.iter().filter(|s| s.status == journey::Status::Done).count();
         text.push_str(&format!("- Journey: {done} of {} steps done\n", journey.len()));
         if pending_approval_count > 0 {
@@ -148,10 +153,59 @@ impl Tool for GetWorkspaceContext {
             plan,
             pending_approvals,
             pending_approval_count,
+            planning,
             journey,
             next_step,
         };
         Ok(Reply::new(text, view))
+    }
+}
+
+/// One line per planning area for the model.
+fn planning_lines(p: &crate::workspace::planning::Planning, text: &mut String) {
+    use crate::plans::group_thousands;
+    match &p.target {
+        None => text.push_str("- Target: not described yet\n"),
+        Some(t) => {
+            let state = if t.confirmed {
+                "confirmed"
+            } else if t.filters.is_some() {
+                "filters saved, not confirmed"
+            } else {
+                "in words only"
+            };
+            text.push_str(&format!("- Target ({state}): {}\n", t.description));
+            if let Some(f) = &t.filters {
+                text.push_str(&format!("  - Filters: {}\n", f.summary()));
+            }
+            if let Some(n) = t.pool_count {
+                text.push_str(&format!(
+                    "  - Lead pool: {} people{}\n",
+                    group_thousands(n),
+                    if t.previewed { ", sample seen" } else { "" }
+                ));
+            }
+        }
+    }
+    if let Some(pb) = &p.playbook {
+        text.push_str(&format!("- Playbook: {} — {}\n", pb.tone, pb.angle));
+    }
+    match &p.sequence {
+        Some(s) => text.push_str(&format!(
+            "- Sequence: {} step(s), version {}, {}{}\n",
+            s.steps,
+            s.version,
+            if s.approved { "approved by the user" } else { "not approved" },
+            if s.first_email_checked { ", first email checked" } else { "" }
+        )),
+        None => text.push_str("- Sequence: not written yet\n"),
+    }
+    if p.leads.total > 0 || p.leads.suppressed > 0 {
+        text.push_str(&format!(
+            "- Leads: {} imported; {} on the suppression list\n",
+            group_thousands(p.leads.total.max(0) as u64),
+            p.leads.suppressed
+        ));
     }
 }
 

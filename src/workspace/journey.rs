@@ -125,6 +125,24 @@ impl Step {
 pub struct Progress {
     /// The steps that are done.
     pub done: Vec<Step>,
+    /// Where a step stands, when it is under way: the tool that moves it on from here and
+    /// why (e.g. the target is saved in words, so the next tool is `save_target_filters`).
+    pub within: Vec<(Step, &'static str, String)>,
+}
+
+impl Progress {
+    /// Marks a step done.
+    pub fn done(&mut self, step: Step) {
+        if !self.done.contains(&step) {
+            self.done.push(step);
+        }
+    }
+
+    /// Says which tool moves a step on from where it stands, and why.
+    pub fn next_within(&mut self, step: Step, tool: &'static str, why: impl Into<String>) {
+        self.within.retain(|(s, _, _)| *s != step);
+        self.within.push((step, tool, why.into()));
+    }
 }
 
 /// A step's status.
@@ -197,6 +215,12 @@ pub fn journey(
         })
         .collect();
     let next = current.map(|step| {
+        let within = progress.within.iter().find(|(s, _, _)| *s == step);
+        if let Some((_, tool, why)) = within
+            && availability(tool) == Availability::Available
+        {
+            return NextStep { step, title: step.title(), tool: Some(tool), why: why.clone() };
+        }
         let tools = step.tools();
         let tool = tools.iter().copied().find(|t| availability(t) == Availability::Available);
         let why = if tool.is_some() {
@@ -232,13 +256,30 @@ mod tests {
         let next = next.unwrap();
         assert_eq!((next.step, next.tool), (Step::Offer, Some("save_offer")));
 
-        let progress = Progress { done: vec![Step::Offer] };
+        let progress = Progress { done: vec![Step::Offer], within: vec![] };
         let only =
             |t: &str| if t == "confirm_target" { Availability::Available } else { Availability::Missing };
         let (steps, next) = journey(&progress, only);
         assert_eq!(steps[0].status, Status::Done);
         assert_eq!(steps[1].status, Status::Current);
         assert_eq!(next.unwrap().tool, Some("confirm_target"));
+    }
+
+    #[test]
+    fn a_step_under_way_names_the_tool_that_moves_it_on() {
+        let mut progress = Progress::default();
+        progress.done(Step::Offer);
+        progress.next_within(Step::Target, "save_target_filters", "Saved in words; now as filters.");
+        let next = journey(&progress, |_| Availability::Available).1.unwrap();
+        assert_eq!((next.step, next.tool), (Step::Target, Some("save_target_filters")));
+        assert_eq!(next.why, "Saved in words; now as filters.");
+        // A tool this connection cannot use falls back to the step's own explanation.
+        let next = journey(&progress, |t| {
+            if t == "save_target_filters" { Availability::NotAllowed } else { Availability::Available }
+        })
+        .1
+        .unwrap();
+        assert_eq!(next.tool, Some("save_target"));
     }
 
     #[test]
@@ -249,7 +290,7 @@ mod tests {
         let next = journey(&Progress::default(), |_| Availability::Missing).1.unwrap();
         assert_eq!(next.tool, None);
         assert!(next.why.contains("not available in the chat"));
-        let all = Progress { done: Step::ALL.to_vec() };
+        let all = Progress { done: Step::ALL.to_vec(), within: vec![] };
         assert!(journey(&all, |_| Availability::Available).1.is_none());
     }
 }

@@ -20,6 +20,7 @@ pub mod migrations;
 pub mod offer;
 pub mod ops;
 pub mod personal_data;
+pub mod planning;
 pub mod playbook;
 pub mod schedule;
 pub mod sequence;

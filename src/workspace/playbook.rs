@@ -14,12 +14,21 @@ pub struct Playbook {
     pub tone: String,
     /// The problem the emails open with, and why now.
     pub angle: String,
+    /// Who the emails speak to, in one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona: Option<String>,
+    /// The pains of that persona the emails address.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pain_points: Vec<String>,
     /// Facts that make the pitch credible.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proof_points: Vec<String>,
     /// Rules every email follows.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rules: Vec<String>,
+    /// Likely objections and how to answer them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub objections: Vec<Objection>,
     /// The sender's name as prospects see it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sender_name: Option<String>,
@@ -29,6 +38,16 @@ pub struct Playbook {
     /// What the prospect is asked to do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_to_action: Option<String>,
+}
+
+/// An objection and its answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Objection {
+    /// What the prospect says.
+    pub objection: String,
+    /// How to answer.
+    pub answer: String,
 }
 
 #[derive(Deserialize)]

@@ -118,15 +118,15 @@ pub fn approve(db: &dyn Db, version: i64, now_ms: i64) -> Result<bool, StoreErro
     Ok(rows.first().is_some_and(|r| !r.rows.is_empty()))
 }
 
-/// Remembers whether the first email of `version` passed its checks.
-pub fn record_check(db: &dyn Db, version: i64, passed: bool, now_ms: i64) -> Result<(), StoreError> {
+/// The statement that remembers whether the first email of `version` passed its checks.
+pub fn check_stmt(version: i64, passed: bool, now_ms: i64) -> Stmt {
     if passed {
-        db.exec(
+        Stmt::new(
             "UPDATE sequence SET checked_version = ?, checked_at = ? WHERE id = 1 AND version = ?",
             vec![version.into(), now_ms.into(), version.into()],
         )
     } else {
-        db.exec(
+        Stmt::new(
             "UPDATE sequence SET checked_version = NULL WHERE id = 1 AND version = ?",
             vec![version.into()],
         )
@@ -150,7 +150,7 @@ mod tests {
         assert_eq!((s.version, s.approved, saved.changed), (1, false, true));
         assert!(!approve(&db, 2, 2).unwrap());
         assert!(approve(&db, 1, 2).unwrap());
-        record_check(&db, 1, true, 3).unwrap();
+        db.batch(vec![check_stmt(1, true, 3)]).unwrap();
         let s = load(&db).unwrap().unwrap();
         assert!(s.approved && s.first_email_checked);
         let (s, saved) = save(&db, &[step("one")], 4).unwrap();

@@ -135,9 +135,10 @@ pub fn record_count(db: &dyn Db, version: i64, count: u64, now_ms: i64) -> Resul
     )
 }
 
-/// Remembers that a sample of `version` was previewed.
-pub fn record_preview(db: &dyn Db, version: i64) -> Result<(), StoreError> {
-    db.exec(
+/// The statement that remembers that a sample of `version` was previewed (for the batch that
+/// also logs the access).
+pub fn preview_stmt(version: i64) -> Stmt {
+    Stmt::new(
         "UPDATE target SET previewed_version = ? WHERE id = 1 AND version = ?",
         vec![version.into(), version.into()],
     )
@@ -167,7 +168,7 @@ mod tests {
         assert!(!confirm(&db, 1, 4).unwrap(), "a stale version is not confirmed");
         assert!(confirm(&db, 2, 4).unwrap());
         record_count(&db, 2, 1234, 5).unwrap();
-        record_preview(&db, 2).unwrap();
+        db.batch(vec![preview_stmt(2)]).unwrap();
         let t = load(&db).unwrap().unwrap();
         assert!(t.confirmed && t.previewed);
         assert_eq!((t.confirmed_at, t.pool_count), (Some(4), Some(1234)));

@@ -147,7 +147,7 @@ fn counts_for_free_with_one_result_per_page_and_documented_parameters() {
     let apollo = Apollo::new(Some(&config), &fake);
     let estimate = block_on(apollo.estimate(&vp_filters())).unwrap();
     assert_eq!(estimate.count, 115);
-    assert!(estimate.exclusions_counted && estimate.breakdown.is_none());
+    assert!(estimate.exclusions_counted && estimate.breakdowns.is_empty());
     let req = fake.requests.borrow()[0].clone();
     assert_eq!(req.method, "POST");
     assert!(req.url.starts_with("https://apollo.test/api/v1/mixed_people/api_search?"), "{}", req.url);

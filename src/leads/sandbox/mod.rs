@@ -516,6 +516,22 @@ impl Pool {
         self.total
     }
 
+    /// How many companies employ them. Company `r` of a cell has someone with title `t` exactly
+    /// when `r < N_t` (people are dealt out round the companies), so a cell contributes
+    /// `min(K, max_t N_t)`, and both scale with the country unit.
+    pub fn companies(&self) -> u64 {
+        let m = model();
+        let mut total = 0;
+        for ip in &self.industries {
+            let units: u64 = self.countries.iter().map(|&c| m.cu[c][ip.i]).sum();
+            for cell in &ip.cells {
+                let most = cell.titles.iter().map(|&(_, h)| h).max().unwrap_or(0);
+                total += units * m.k[ip.i][cell.g][cell.s].min(most);
+            }
+        }
+        total - self.excluded.iter().filter(|e| e.people > 0).count() as u64
+    }
+
     /// The pool by size, seniority and country.
     pub fn breakdown(&self) -> Breakdown {
         let m = model();

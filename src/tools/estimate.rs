@@ -1,0 +1,279 @@
+//! `estimate_campaign_plan`: how long the campaign takes and what it should bring back, from the
+//! leads, the sequence and the sending capacity (PRODUCT §7, §8; DOMAIN §3.9, §3.10).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
+use crate::deliverability::percent;
+use crate::estimate::{self, Input, Range};
+use crate::plans::group_thousands;
+use crate::workspace::{leads, sequence};
+
+/// `estimate_campaign_plan`.
+pub struct EstimateCampaignPlan;
+
+/// What to estimate for; everything is optional.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EstimateInput {
+    /// Leads to contact. Default: the leads imported into the workspace.
+    #[schemars(range(min = 1, max = 1_000_000))]
+    pub lead_count: Option<u64>,
+    /// Sending mailboxes. Default: the sized capacity, or one domain's worth (3) when sizing is not
+    /// done yet.
+    #[schemars(range(min = 1, max = 500))]
+    pub mailboxes: Option<u32>,
+    /// Cold emails per mailbox per day (default 30; 20–50 is safe).
+    #[schemars(range(min = 1, max = 100))]
+    pub sends_per_mailbox_per_day: Option<u32>,
+}
+
+/// Where a figure of the estimate came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Basis {
+    /// Given in the call.
+    Argument,
+    /// The workspace's state (imported leads).
+    Workspace,
+    /// The deliverability defaults, because sizing is not done yet.
+    Defaults,
+}
+
+/// Rates as fractions (0.03 = 3%).
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
+pub struct Rates {
+    /// Pessimistic.
+    pub low: f64,
+    /// Central.
+    pub mid: f64,
+    /// Optimistic.
+    pub high: f64,
+}
+
+/// Emails in one week.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct Week {
+    /// `W1`, `W2`, …
+    pub label: String,
+    /// Emails sent that week.
+    pub emails: u64,
+}
+
+/// The estimate.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(tag = "kind", rename = "campaign_estimate", rename_all = "camelCase")]
+pub struct CampaignEstimateView {
+    /// Leads contacted.
+    pub leads: u64,
+    /// Where that number came from.
+    pub leads_basis: Basis,
+    /// Steps per lead.
+    pub steps: u32,
+    /// Days before each follow-up.
+    pub delays: Vec<u32>,
+    /// The usual days between steps (the first follow-up's wait).
+    pub step_delay_days: u32,
+    /// Sending mailboxes.
+    pub mailboxes: u32,
+    /// Cold emails per mailbox per day.
+    pub sends_per_mailbox_per_day: u32,
+    /// Where the capacity came from.
+    pub capacity_basis: Basis,
+    /// Emails a day at full capacity.
+    pub emails_per_day: u64,
+    /// New leads a day once every step is in flight.
+    pub new_leads_per_day: u64,
+    /// Emails in all.
+    pub emails_total: u64,
+    /// Days with sending (Monday to Friday).
+    pub business_days: u64,
+    /// Calendar days from the first to the last email.
+    pub calendar_days: u64,
+    /// First sending day (`YYYY-MM-DD`).
+    pub start_date: String,
+    /// The day every lead has had the first email.
+    pub all_contacted_date: String,
+    /// Last sending day.
+    pub end_date: String,
+    /// Whether the simulation stopped at five years (the capacity is far too small).
+    pub beyond_horizon: bool,
+    /// The reply rates assumed.
+    pub reply_rate: Rates,
+    /// Expected replies.
+    pub replies: Range,
+    /// Expected positive replies (interested, asking for a call).
+    pub positive_replies: Range,
+    /// Expected meetings.
+    pub meetings: Range,
+    /// Emails per week (up to a year).
+    pub weekly: Vec<Week>,
+    /// What the estimate assumes, for the user.
+    pub assumptions: Vec<String>,
+}
+
+impl Tool for EstimateCampaignPlan {
+    type Input = EstimateInput;
+    type Output = CampaignEstimateView;
+    const NAME: &'static str = "estimate_campaign_plan";
+    const TITLE: &'static str = "Estimate the campaign";
+    const DESCRIPTION: &'static str = "Estimates the campaign from the leads, the saved sequence and the sending \
+        capacity: emails per day, new leads per day, the days needed (weekdays only, follow-ups first), start and \
+        end dates, emails per week, and the expected range of replies, positive replies and meetings, with every \
+        assumption stated. Leads default to the imported ones and capacity to the sized one (or the defaults when \
+        sizing is not done); pass lead_count or mailboxes to try other figures. Needs the sequence.";
+    const ACCESS: Access = Access::Read;
+    const HINTS: Hints = Hints { idempotent: true, open_world: false };
+
+    async fn call(
+        &self,
+        cx: &ToolCx<'_>,
+        input: EstimateInput,
+    ) -> Result<Reply<CampaignEstimateView>, Refusal> {
+        let d = cx.config.deliverability;
+        let seq = sequence::load(cx.db)?.ok_or_else(|| {
+            Refusal::guidance(
+                "No email sequence yet: the estimate needs the number of steps and the days between them. Write the \
+                 emails with save_sequence first.",
+            )
+        })?;
+        let (leads, leads_basis) = match input.lead_count {
+            Some(n) => (n, Basis::Argument),
+            None => match leads::count(cx.db)? {
+                n if n > 0 => (n as u64, Basis::Workspace),
+                _ => {
+                    return Err(Refusal::guidance(
+                        "No leads are imported yet. Import them with import_leads, or pass lead_count to estimate for \
+                         a list of that size (e.g. the pool count from estimate_lead_pool).",
+                    ));
+                }
+            },
+        };
+        let per_mailbox = input.sends_per_mailbox_per_day.unwrap_or(d.sends_per_mailbox_per_day);
+        if per_mailbox < d.sends_per_mailbox_min || per_mailbox > d.sends_per_mailbox_max {
+            return Err(Refusal::InvalidArguments(format!(
+                "`sends_per_mailbox_per_day` must be between {} and {}: more than that from one mailbox lands in spam",
+                d.sends_per_mailbox_min, d.sends_per_mailbox_max
+            )));
+        }
+        // Sizing (size_sending_capacity) is not part of this connector yet; until it is, the
+        // capacity is the call's or one domain's worth of the default mailboxes.
+        let (mailboxes, capacity_basis) = match input.mailboxes {
+            Some(m) => (m, Basis::Argument),
+            None => (d.mailboxes_per_domain, Basis::Defaults),
+        };
+        let waits: Vec<u32> = seq.steps.iter().skip(1).map(|s| s.wait_days).collect();
+        let start = estimate::date_of(cx.now_ms).succ_opt().unwrap_or_else(|| estimate::date_of(cx.now_ms));
+        let daily = u64::from(mailboxes) * u64::from(per_mailbox);
+        let e = estimate::estimate(&Input { leads, waits: waits.clone(), daily_capacity: daily, start }, &d);
+        let steps = seq.steps.len() as u32;
+        let mut assumptions = vec![
+            format!(
+                "{per_mailbox} cold emails per warmed mailbox per day, {mailboxes} mailbox(es): {daily} emails a day"
+            ),
+            format!(
+                "{steps} step(s){}; every lead gets every step (replies stop a sequence, so real volume is a little lower)",
+                if waits.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", follow-ups after {} day(s)",
+                        waits.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                    )
+                }
+            ),
+            format!(
+                "Sending Monday to Friday, {:02}:00–{:02}:00 in each lead's time zone; follow-ups that are due go before new leads",
+                d.window_start_hour, d.window_end_hour
+            ),
+            format!(
+                "Reply rate {}–{} of contacted leads, {} as the central estimate; positive replies {}–{}; meetings {}–{}",
+                percent(d.reply_rate_low_bp),
+                percent(d.reply_rate_high_bp),
+                percent(d.reply_rate_central_bp),
+                percent(d.positive_rate_low_bp),
+                percent(d.positive_rate_high_bp),
+                percent(d.meeting_rate_low_bp),
+                percent(d.meeting_rate_high_bp)
+            ),
+            "Mailboxes are warmed up and sending at full volume from the first day (no ramp)".to_owned(),
+        ];
+        if capacity_basis == Basis::Defaults {
+            assumptions.insert(
+                0,
+                format!(
+                    "Sending capacity is not sized yet: one domain with {mailboxes} mailboxes (the default); size it \
+                     with the user to refine this"
+                ),
+            );
+        }
+        let rates = Rates {
+            low: f64::from(d.reply_rate_low_bp) / 10_000.0,
+            mid: f64::from(d.reply_rate_central_bp) / 10_000.0,
+            high: f64::from(d.reply_rate_high_bp) / 10_000.0,
+        };
+        let mut text = format!(
+            "**{} leads, {} steps, {} emails a day:** {} business days of sending, from {} to {} (every lead \
+             contacted by {}).\nExpected: {}–{} replies ({} central), {}–{} positive, {}–{} meetings.",
+            group_thousands(leads),
+            steps,
+            group_thousands(daily),
+            group_thousands(e.sending_days),
+            e.first_day,
+            e.last_day,
+            e.all_contacted_day,
+            group_thousands(e.replies.low),
+            group_thousands(e.replies.high),
+            group_thousands(e.replies.mid),
+            group_thousands(e.positive_replies.low),
+            group_thousands(e.positive_replies.high),
+            group_thousands(e.meetings.low),
+            group_thousands(e.meetings.high),
+        );
+        if e.beyond_horizon {
+            text.push_str(" The capacity is far too small for this list: more than five years of sending. Add mailboxes or contact fewer leads.");
+        }
+        text.push_str(
+            " These are estimates from benchmarks, not promises; the assumptions are listed with the result.",
+        );
+        if capacity_basis == Basis::Defaults {
+            text.push_str(
+                " Sending capacity is not sized yet, so it assumes 1 domain with the default mailboxes.",
+            );
+        }
+        Ok(Reply::new(
+            text,
+            CampaignEstimateView {
+                leads,
+                leads_basis,
+                steps,
+                step_delay_days: waits.first().copied().unwrap_or(d.step_delay_days),
+                delays: waits,
+                mailboxes,
+                sends_per_mailbox_per_day: per_mailbox,
+                capacity_basis,
+                emails_per_day: daily,
+                new_leads_per_day: e.new_leads_per_day_steady,
+                emails_total: e.emails_total,
+                business_days: e.sending_days,
+                calendar_days: e.calendar_days,
+                start_date: e.first_day.to_string(),
+                all_contacted_date: e.all_contacted_day.to_string(),
+                end_date: e.last_day.to_string(),
+                beyond_horizon: e.beyond_horizon,
+                reply_rate: rates,
+                replies: e.replies,
+                positive_replies: e.positive_replies,
+                meetings: e.meetings,
+                weekly: e
+                    .weekly
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| Week { label: format!("W{}", i + 1), emails: *n })
+                    .collect(),
+                assumptions,
+            },
+        ))
+    }
+}

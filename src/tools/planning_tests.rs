@@ -1,0 +1,427 @@
+//! The planning tools through `workspace::call_tool`, natively: every prerequisite refusal, the
+//! path from an empty workspace to an approved sequence and a checked first email, and the
+//! state changes that take confirmations and approvals back.
+
+use serde_json::{Value, json};
+
+use crate::auth::ScopeSet;
+use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
+use crate::tools::{Outcome, ToolOutcome};
+use crate::workspace::{ToolCall, call_tool, personal_data};
+
+fn call(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
+    let c = ToolCall {
+        tool: tool.into(),
+        arguments,
+        principal: principal(ScopeSet::FULL, false),
+        request_id: "req_1".into(),
+    };
+    block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS))
+}
+
+fn ok(db: &MemoryDb, tool: &str, arguments: Value) -> Value {
+    let out = call(db, tool, arguments);
+    assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
+    out.structured.unwrap()
+}
+
+fn refused(db: &MemoryDb, tool: &str, arguments: Value, needle: &str) -> String {
+    let out = call(db, tool, arguments);
+    assert_eq!(out.outcome, Outcome::Refused, "{tool} should refuse: {}", out.text);
+    assert!(out.structured.is_none());
+    assert!(out.text.contains(needle), "{tool}: expected {needle:?} in {}", out.text);
+    out.text
+}
+
+fn offer(postal: bool) -> Value {
+    let mut o = json!({
+        "product": "Ledgerly", "description": "Month-end close automation", "value_proposition": "Close in 3 days",
+        "company_name": "Ledgerly Ltd", "proof_points": ["140 finance teams"], "call_to_action": "a 20-minute call"
+    });
+    if postal {
+        o["postal_address"] = json!("12 Finsbury Square, London EC2A 1AS");
+    }
+    o
+}
+
+fn filters() -> Value {
+    json!({"countries": ["Ireland", "UK"], "titles": ["CFO", "Finance Director", "Head of Finance"],
+           "company_sizes": ["51-200", "201-500"], "industries": ["Computer Software"]})
+}
+
+fn steps() -> Value {
+    json!({"steps": [
+        {"subject": "Closing the books at {{company}}",
+         "body": "Hi {{first_name|there}},\n\nMost finance teams at companies like {{company}} take ten days to close the \
+                  month. Ours take three, because reconciliations happen as transactions arrive instead of at month end.\n\n\
+                  Would a short call next week be useful?\n\n{{sender_name}}"},
+        {"delay_days": 3, "body": "Hi {{first_name|there}}, one number that may matter: our customers cut reconciliation time by 68%."},
+        {"body": "Should I send our close-time benchmark for {{industry|your industry}} instead?"}
+    ]})
+}
+
+#[test]
+fn every_tool_names_its_missing_prerequisite() {
+    let db = MemoryDb::new();
+    refused(&db, "save_target", json!({"description": "CFOs"}), "save_offer");
+    refused(&db, "save_target_filters", filters(), "save_offer");
+    refused(&db, "confirm_target", json!({}), "save_target");
+    refused(&db, "estimate_lead_pool", json!({}), "save_target_filters");
+    refused(&db, "preview_lead_sample", json!({}), "save_target");
+    refused(&db, "save_playbook", json!({"tone": "plain", "angle": "close faster"}), "save_offer");
+    refused(&db, "save_sequence", steps(), "save_offer");
+    refused(&db, "approve_sequence", json!({"version": 1}), "save_offer");
+    refused(&db, "check_first_email", json!({}), "save_offer");
+    refused(&db, "estimate_campaign_plan", json!({}), "save_sequence");
+
+    ok(&db, "save_offer", offer(false));
+    refused(&db, "save_target_filters", filters(), "save_target");
+    ok(&db, "save_target", json!({"description": "Finance leaders at Irish and UK software companies"}));
+    refused(&db, "confirm_target", json!({}), "save_target_filters");
+    refused(&db, "estimate_lead_pool", json!({}), "save_target_filters");
+    refused(&db, "preview_lead_sample", json!({}), "save_target_filters");
+    refused(&db, "save_sequence", steps(), "save_playbook");
+    refused(&db, "approve_sequence", json!({"version": 1}), "save_sequence");
+    refused(&db, "check_first_email", json!({}), "save_sequence");
+    ok(&db, "save_playbook", json!({"tone": "plain", "angle": "close faster"}));
+    ok(&db, "save_sequence", steps());
+    refused(&db, "check_first_email", json!({}), "save_target_filters");
+    refused(&db, "estimate_campaign_plan", json!({}), "import_leads");
+    refused(&db, "approve_sequence", json!({"version": 1}), "postal_address");
+}
+
+#[test]
+fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
+    let db = MemoryDb::new();
+    let ctx = ok(&db, "get_workspace_context", json!({}));
+    assert_eq!(ctx["nextStep"]["tool"], "save_offer");
+    ok(&db, "save_offer", offer(true));
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "save_target");
+
+    let t =
+        ok(&db, "save_target", json!({"description": "Finance leaders at Irish and UK software companies"}));
+    assert_eq!(
+        (t["kind"].clone(), t["version"].clone(), t["confirmed"].clone()),
+        (json!("target"), json!(1), json!(false))
+    );
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "save_target_filters");
+
+    // A typo is refused with suggestions, and nothing is saved.
+    let text = refused(
+        &db,
+        "save_target_filters",
+        json!({"countries": ["Irland"], "titles": ["Chief Finance Oficer"]}),
+        "did you mean \"Ireland\"",
+    );
+    assert!(text.contains("Chief Financial Officer"), "{text}");
+    assert!(ok(&db, "get_workspace_context", json!({}))["target"].get("filters").is_none());
+
+    let t = ok(&db, "save_target_filters", filters());
+    assert_eq!(t["filters"]["countries"], json!(["Ireland", "United Kingdom"]));
+    assert_eq!(
+        t["filters"]["titles"],
+        json!(["Chief Financial Officer", "Finance Director", "Head of Finance"])
+    );
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "estimate_lead_pool");
+
+    let count = ok(&db, "estimate_lead_pool", json!({}));
+    assert_eq!(count["kind"], "lead_count");
+    assert_eq!(count["source"], "saved_target");
+    let total = count["total"].as_u64().unwrap();
+    assert!(total > 100, "{count}");
+    let by_country: u64 = count["breakdowns"][2]["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(by_country, total);
+    // Trying other filters counts them without saving them.
+    let wider = ok(
+        &db,
+        "estimate_lead_pool",
+        json!({"countries": ["Ireland", "United Kingdom"], "seniorities": ["c_suite"]}),
+    );
+    assert_eq!(wider["source"], "arguments");
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["target"]["poolCount"], total);
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "preview_lead_sample");
+
+    let preview = ok(&db, "preview_lead_sample", json!({"count": 5}));
+    let leads = preview["leads"].as_array().unwrap();
+    assert_eq!(leads.len(), 5);
+    assert_eq!(preview["total"], total);
+    for l in leads {
+        let email = l["email"].as_str().unwrap();
+        assert!(email.contains("•••@"), "masked: {email}");
+        assert!(["Ireland", "United Kingdom"].contains(&l["country"].as_str().unwrap()));
+    }
+    let log = personal_data::recent(&db, 10).unwrap();
+    assert_eq!(log.len(), 1);
+    assert_eq!(
+        (log[0].tool.as_str(), log[0].people, log[0].subject.as_str()),
+        ("preview_lead_sample", 5, "user_1")
+    );
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "confirm_target");
+
+    let confirmed = ok(&db, "confirm_target", json!({}));
+    assert_eq!(confirmed["confirmed"], true);
+    let ctx = ok(&db, "get_workspace_context", json!({}));
+    assert_eq!(ctx["nextStep"]["tool"], "save_playbook");
+    let status = |ctx: &Value, step: &str| {
+        ctx["journey"].as_array().unwrap().iter().find(|s| s["step"] == step).unwrap()["status"].clone()
+    };
+    assert_eq!(status(&ctx, "target"), "done");
+    assert_eq!(status(&ctx, "lead_pool"), "done");
+
+    ok(
+        &db,
+        "save_playbook",
+        json!({"tone": "Plain, peer to peer", "angle": "The ten-day close is a choice",
+        "persona": "CFO of a scaling software company", "pain_points": ["Close takes ten days"],
+        "rules": ["Under 120 words"], "objections": [{"objection": "We just bought an ERP", "answer": "It sits on top"}],
+        "sender_name": "Anna Berg", "sender_title": "Founder"}),
+    );
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "save_sequence");
+
+    // Unknown variables are refused with the known ones.
+    refused(
+        &db,
+        "save_sequence",
+        json!({"steps": [{"subject": "Hi", "body": "Hi {{frist_name}}"}]}),
+        "{{first_name}}",
+    );
+    refused(&db, "save_sequence", json!({"steps": [{"body": "no subject"}]}), "needs a subject");
+    let seq = ok(&db, "save_sequence", steps());
+    assert_eq!(seq["kind"], "sequence");
+    assert_eq!((seq["version"].clone(), seq["approved"].clone()), (json!(1), json!(false)));
+    assert_eq!(seq["steps"][1]["delayDays"], 3);
+    assert_eq!(seq["steps"][2]["delayDays"], 3, "the default delay");
+    let ctx = ok(&db, "get_workspace_context", json!({}));
+    assert_eq!(ctx["nextStep"]["tool"], "approve_sequence");
+    assert!(ctx["nextStep"]["why"].as_str().unwrap().contains("after they say yes"));
+
+    refused(&db, "approve_sequence", json!({"version": 2}), "now version 1");
+    let approved = ok(&db, "approve_sequence", json!({"version": 1}));
+    assert_eq!(approved["approved"], true);
+    // Editing takes the approval back; approving again needs the new version.
+    let mut edited = steps();
+    edited["steps"][2]["body"] = json!("Last note from me, {{first_name|there}}.");
+    let seq = ok(&db, "save_sequence", edited);
+    assert_eq!(
+        (seq["version"].clone(), seq["approved"].clone(), seq["unapproved"].clone()),
+        (json!(2), json!(false), json!(true))
+    );
+    refused(&db, "approve_sequence", json!({"version": 1}), "now version 2");
+    ok(&db, "approve_sequence", json!({"version": 2}));
+    assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "check_first_email");
+
+    let first = ok(&db, "check_first_email", json!({}));
+    assert_eq!(first["kind"], "first_email");
+    assert_eq!(first["verdict"], "ready", "{first:#}");
+    assert_eq!(first["lead"]["source"], "sample");
+    assert!(first["to"].as_str().unwrap().contains("•••@"));
+    let body = first["body"].as_str().unwrap();
+    assert!(body.contains("12 Finsbury Square") && body.contains("/u/"), "{body}");
+    assert!(body.contains(first["lead"]["company"].as_str().unwrap()), "personalised with the company");
+    assert!(first["html"].as_str().unwrap().contains(">Unsubscribe</a>"));
+    assert!(first["checks"].as_array().unwrap().iter().all(|c| c["status"] != "fail"));
+    assert_eq!(personal_data::recent(&db, 10).unwrap().len(), 2, "the rendered lead is logged too");
+
+    let ctx = ok(&db, "get_workspace_context", json!({}));
+    for step in ["offer", "target", "lead_pool", "sequence", "first_email"] {
+        assert_eq!(status(&ctx, step), "done", "{step}");
+    }
+    assert_eq!(ctx["sequence"]["approved"], true);
+    assert_eq!(ctx["personalDataAccess"]["accesses"], 2);
+
+    // The estimate for a list of the pool's size.
+    let est = ok(&db, "estimate_campaign_plan", json!({"lead_count": 600}));
+    assert_eq!(est["kind"], "campaign_estimate");
+    assert_eq!(
+        (est["steps"].clone(), est["mailboxes"].clone(), est["emailsPerDay"].clone()),
+        (json!(3), json!(3), json!(90))
+    );
+    assert_eq!(est["capacityBasis"], "defaults");
+    assert_eq!(est["emailsTotal"], 1800);
+    assert_eq!(est["replies"], json!({"low": 6, "mid": 18, "high": 30}));
+    assert!(
+        est["assumptions"].as_array().unwrap().iter().any(|a| a.as_str().unwrap().contains("not sized yet"))
+    );
+    let weekly: u64 = est["weekly"].as_array().unwrap().iter().map(|w| w["emails"].as_u64().unwrap()).sum();
+    assert_eq!(weekly, 1800);
+    refused(
+        &db,
+        "estimate_campaign_plan",
+        json!({"lead_count": 10, "sends_per_mailbox_per_day": 80}),
+        "between 20 and 50",
+    );
+
+    // Changing the target later takes the confirmation back, and the journey follows.
+    let t = ok(&db, "save_target_filters", json!({"countries": ["Ireland"], "titles": ["CFO"]}));
+    assert_eq!((t["confirmed"].clone(), t["unconfirmed"].clone()), (json!(false), json!(true)));
+    let ctx = ok(&db, "get_workspace_context", json!({}));
+    assert_eq!(status(&ctx, "target"), "current");
+    assert_eq!(ctx["nextStep"]["tool"], "estimate_lead_pool");
+}
+
+#[test]
+fn the_first_email_check_finds_problems_and_says_how_to_fix_them() {
+    let db = MemoryDb::new();
+    ok(&db, "save_offer", offer(false));
+    ok(&db, "save_target", json!({"description": "CFOs"}));
+    ok(&db, "save_target_filters", json!({"countries": ["Germany"], "titles": ["CFO"]}));
+    ok(&db, "save_playbook", json!({"tone": "plain", "angle": "close faster"}));
+    ok(
+        &db,
+        "save_sequence",
+        json!({"steps": [
+            {"subject": "Re: FREE close automation!!!", "body": "Dear friend, CLICK HERE for a FREE trial: https://bit.ly/x {{sender_name}}",
+             "variants": [{"subject": "A question", "body": "Hi {{first_name}}, how does {{company}} close the month today?"}]}
+        ]}),
+    );
+    let first = ok(&db, "check_first_email", json!({}));
+    assert_eq!(first["verdict"], "fix_needed");
+    let status = |id: &str| {
+        first["checks"].as_array().unwrap().iter().find(|c| c["id"] == id).unwrap()["status"].clone()
+    };
+    assert_eq!(status("subject"), "fail");
+    assert_eq!(status("links"), "fail");
+    assert_eq!(status("variables"), "fail", "{{sender_name}} has no value");
+    assert_eq!(status("compliance_footer"), "fail", "no postal address");
+    assert_eq!(status("spam_words"), "warn");
+    assert_eq!(status("gdpr_notice"), "info", "a German recipient gets the Art. 14 notice");
+    assert!(first["body"].as_str().unwrap().contains("legitimate interest"));
+    for c in
+        first["checks"].as_array().unwrap().iter().filter(|c| c["status"] == "fail" || c["status"] == "warn")
+    {
+        assert!(c["fix"].as_str().is_some_and(|f| !f.is_empty()), "{c}");
+    }
+    assert!(!ok(&db, "get_workspace_context", json!({}))["sequence"]["firstEmailChecked"].as_bool().unwrap());
+    // The variant is rendered on request, and the other leads of the sample too.
+    let v = ok(&db, "check_first_email", json!({"variant": 1, "lead": 3}));
+    assert_eq!(v["subject"], "A question");
+    assert_ne!(v["lead"]["name"], first["lead"]["name"]);
+    refused(&db, "check_first_email", json!({"variant": 2}), "1 variant");
+    // Approval refuses the gaps.
+    refused(&db, "approve_sequence", json!({"version": 1}), "postal_address");
+    ok(&db, "save_offer", offer(true));
+    refused(&db, "approve_sequence", json!({"version": 1}), "{{sender_name}}");
+}
+
+#[test]
+fn read_only_connections_see_the_planning_state_but_cannot_change_it() {
+    let db = MemoryDb::new();
+    ok(&db, "save_offer", offer(true));
+    ok(&db, "save_target", json!({"description": "CFOs"}));
+    let c = ToolCall {
+        tool: "get_workspace_context".into(),
+        arguments: json!({}),
+        principal: principal(ScopeSet::READ, false),
+        request_id: "r".into(),
+    };
+    let out = block_on(call_tool(&db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS));
+    let ctx = out.structured.unwrap();
+    assert_eq!(ctx["target"]["description"], "CFOs");
+    assert!(ctx["nextStep"].get("tool").is_none());
+    assert!(ctx["nextStep"]["why"].as_str().unwrap().contains("read-only"));
+}
+
+/// The card's fixtures for the planning kinds (`tests/fixtures/card/`) are what these tools
+/// really return for a realistic workspace, so the card is designed and tested against the real
+/// shape. `UPDATE_SNAPSHOTS=1 cargo test` rewrites them after a deliberate change.
+#[test]
+fn card_fixtures_are_real_outputs() {
+    let db = MemoryDb::new();
+    let mut outputs: Vec<(&str, &str, ToolOutcome)> = Vec::new();
+    let mut keep = |kind: &'static str,
+                    tool: &'static str,
+                    args: Value,
+                    outputs: &mut Vec<(&str, &str, ToolOutcome)>| {
+        let out = call(&db, tool, args);
+        assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
+        outputs.retain(|(k, _, _)| *k != kind);
+        outputs.push((kind, tool, out));
+    };
+    ok(
+        &db,
+        "save_offer",
+        json!({
+            "product": "Ledgerly", "description": "Month-end close automation for finance teams at mid-size companies.",
+            "value_proposition": "Close the books in 3 days instead of 10.", "company_name": "Ledgerly Ltd",
+            "website": "https://ledgerly.io", "proof_points": ["Used by 140 finance teams", "Average close time down 68%"],
+            "call_to_action": "A 20-minute demo", "postal_address": "12 Finsbury Square, London EC2A 1AS, United Kingdom"
+        }),
+    );
+    ok(&db, "remember", json!({"note": "Prefers a plain, friendly tone; no hype.", "topic": "tone"}));
+    ok(
+        &db,
+        "save_target",
+        json!({"description": "Finance leaders (CFO, VP Finance, Finance Director, Financial Controller) at UK and Irish software and fintech companies with 50–500 employees."}),
+    );
+    keep(
+        "target",
+        "save_target_filters",
+        json!({
+            "countries": ["United Kingdom", "Ireland"], "titles": ["CFO", "VP of Finance", "Finance Director", "Financial Controller"],
+            "industries": ["Computer Software", "Financial Services"], "company_sizes": ["51-200", "201-500"],
+            "exclude_company_domains": ["ledgerly.io"]
+        }),
+        &mut outputs,
+    );
+    keep("lead_count", "estimate_lead_pool", json!({}), &mut outputs);
+    keep("lead_preview", "preview_lead_sample", json!({"count": 8}), &mut outputs);
+    ok(&db, "confirm_target", json!({}));
+    keep(
+        "playbook",
+        "save_playbook",
+        json!({
+            "tone": "Plain, peer-to-peer", "angle": "The 10-day close is a choice, not a law of nature",
+            "persona": "CFO at a scaling software company",
+            "pain_points": ["Month-end close takes 8–12 working days", "Spreadsheet reconciliations break when volume grows"],
+            "rules": ["Never more than 120 words", "No links in step 1", "One question, never two"],
+            "objections": [{"objection": "We just bought an ERP.", "answer": "Ledgerly sits on top of it; nothing to migrate."}],
+            "sender_name": "Anna Berg", "sender_title": "Co-founder"
+        }),
+        &mut outputs,
+    );
+    keep(
+        "sequence",
+        "save_sequence",
+        json!({"steps": [
+            {"subject": "Closing the books at {{company}}",
+             "body": "Hi {{first_name|there}},\n\nMost finance teams at companies the size of {{company}} take 8–12 days to close the month. Ours take 3, because reconciliations happen as transactions arrive.\n\nWorth a 20-minute look?\n\n{{sender_name}}"},
+            {"delay_days": 3, "body": "Hi {{first_name|there}}, one number that may matter: teams using Ledgerly cut reconciliation time by 68%. Happy to show you how.",
+             "variants": [{"body": "{{first_name|Hi}}, would the close-time benchmark for {{industry|your industry}} be useful?"}]},
+            {"delay_days": 4, "body": "I'll stop here, {{first_name|there}}. If month-end becomes a priority, just reply to this email."}
+        ]}),
+        &mut outputs,
+    );
+    ok(&db, "approve_sequence", json!({"version": 1}));
+    keep("first_email", "check_first_email", json!({}), &mut outputs);
+    keep(
+        "campaign_estimate",
+        "estimate_campaign_plan",
+        json!({"lead_count": 1240, "mailboxes": 6}),
+        &mut outputs,
+    );
+    keep("workspace", "get_workspace_context", json!({}), &mut outputs);
+
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/card");
+    let mut stale = Vec::new();
+    for (kind, tool, out) in &outputs {
+        let fixture = json!({"tool": tool, "text": out.text, "structuredContent": out.structured});
+        let mut text = serde_json::to_string_pretty(&fixture).unwrap();
+        text.push('\n');
+        let path = dir.join(format!("{kind}.json"));
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        }
+        if std::fs::read_to_string(&path).unwrap_or_default() != text {
+            stale.push(*kind);
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "card fixtures differ from the real output: {stale:?}; run UPDATE_SNAPSHOTS=1 cargo test"
+    );
+}
