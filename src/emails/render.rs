@@ -169,7 +169,7 @@ pub fn render(
     let mut footer: Vec<String> = Vec::new();
     footer.push(match &postal {
         Some(address) => format!("{identity} · {address}"),
-        None => identity.clone(),
+        None => identity,
     });
     let notice = gdpr.then(|| {
         format!(

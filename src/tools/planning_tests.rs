@@ -333,10 +333,10 @@ fn read_only_connections_see_the_planning_state_but_cannot_change_it() {
 fn card_fixtures_are_real_outputs() {
     let db = MemoryDb::new();
     let mut outputs: Vec<(&str, &str, ToolOutcome)> = Vec::new();
-    let mut keep = |kind: &'static str,
-                    tool: &'static str,
-                    args: Value,
-                    outputs: &mut Vec<(&str, &str, ToolOutcome)>| {
+    let keep = |kind: &'static str,
+                tool: &'static str,
+                args: Value,
+                outputs: &mut Vec<(&str, &str, ToolOutcome)>| {
         let out = call(&db, tool, args);
         assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
         outputs.retain(|(k, _, _)| *k != kind);
