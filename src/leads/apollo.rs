@@ -13,13 +13,13 @@
 //! server-side exclusion for industries and company domains; those are dropped from results
 //! here, so its counts include them (the result says so). A 429 is retried after its
 //! `retry-after` (through `Outbound::sleep`) when the wait is short; 5xx and network failures
-//! are retried once. Every other failure becomes a [`ProviderError`] the tools turn into a
+//! are retried once. Every other failure becomes a [`LeadError`] the tools turn into a
 //! refusal.
 
 use serde_json::{Value, json};
 
 use super::filters::{Filters, Vocabulary};
-use super::{Batch, LeadProvider, Person, PoolEstimate, ProviderError};
+use super::{Batch, LeadError, LeadProvider, Person, PoolEstimate};
 use crate::config::ApolloConfig;
 use crate::outbound::{Outbound, OutboundRequest, OutboundResponse};
 use crate::tools::registry::LocalBoxFuture;
@@ -42,17 +42,17 @@ pub struct Apollo<'a> {
 }
 
 impl<'a> Apollo<'a> {
-    /// The adapter; without a key every call answers [`ProviderError::NotConfigured`].
+    /// The adapter; without a key every call answers [`LeadError::NotConfigured`].
     pub fn new(config: Option<&'a ApolloConfig>, outbound: &'a dyn Outbound) -> Self {
         Apollo { config, outbound }
     }
 
-    fn config(&self) -> Result<&'a ApolloConfig, ProviderError> {
-        self.config.ok_or_else(|| ProviderError::NotConfigured("APOLLO_API_KEY is not set".into()))
+    fn config(&self) -> Result<&'a ApolloConfig, LeadError> {
+        self.config.ok_or_else(|| LeadError::NotConfigured("APOLLO_API_KEY is not set".into()))
     }
 
     /// Sends a request, waiting out short rate limits and retrying transient failures.
-    async fn send(&self, path_and_query: &str, body: Value) -> Result<Value, ProviderError> {
+    async fn send(&self, path_and_query: &str, body: Value) -> Result<Value, LeadError> {
         let config = self.config()?;
         let url = format!("{}{path_and_query}", config.base_url);
         let mut attempt = 0;
@@ -70,12 +70,12 @@ impl<'a> Apollo<'a> {
                     self.outbound.sleep(500 * attempt).await;
                     continue;
                 }
-                Err(e) => return Err(ProviderError::Unavailable(format!("no response ({e})"))),
+                Err(e) => return Err(LeadError::Unavailable(format!("no response ({e})"))),
             };
             match response.status {
                 200..=299 => {
                     return serde_json::from_slice(&response.body)
-                        .map_err(|_| ProviderError::Unavailable("the response was not JSON".into()));
+                        .map_err(|_| LeadError::Unavailable("the response was not JSON".into()));
                 }
                 429 => {
                     let wait = retry_after_seconds(&response);
@@ -83,7 +83,7 @@ impl<'a> Apollo<'a> {
                         self.outbound.sleep(u32::try_from(wait * 1000).unwrap_or(u32::MAX)).await;
                         continue;
                     }
-                    return Err(ProviderError::RateLimited { retry_after_s: wait.max(1) });
+                    return Err(LeadError::RateLimited { retry_after_s: wait.max(1) });
                 }
                 500..=599 if attempt < ATTEMPTS => {
                     self.outbound.sleep(1000 * attempt).await;
@@ -94,7 +94,7 @@ impl<'a> Apollo<'a> {
         }
     }
 
-    async fn search(&self, filters: &Filters, page: u64, per_page: u64) -> Result<SearchPage, ProviderError> {
+    async fn search(&self, filters: &Filters, page: u64, per_page: u64) -> Result<SearchPage, LeadError> {
         let query = search_query(filters, page, per_page);
         let json = self.send(&format!("/mixed_people/api_search?{query}"), json!({})).await?;
         let people: Vec<Value> = json.get("people").and_then(Value::as_array).cloned().unwrap_or_default();
@@ -102,9 +102,9 @@ impl<'a> Apollo<'a> {
             .pointer("/pagination/total_entries")
             .or_else(|| json.get("total_entries"))
             .and_then(Value::as_u64)
-            .ok_or_else(|| ProviderError::Unavailable("the search answer has no total".into()))?;
+            .ok_or_else(|| LeadError::Unavailable("the search answer has no total".into()))?;
         if total == 0 && !people.is_empty() {
-            return Err(ProviderError::FilterNotApplied(
+            return Err(LeadError::FilterNotApplied(
                 "people came back with a total of zero, which Apollo does when it does not recognise the filters"
                     .into(),
             ));
@@ -112,7 +112,7 @@ impl<'a> Apollo<'a> {
         Ok(SearchPage { people, total })
     }
 
-    async fn enrich(&self, ids: &[String]) -> Result<(Vec<Option<Value>>, u64), ProviderError> {
+    async fn enrich(&self, ids: &[String]) -> Result<(Vec<Option<Value>>, u64), LeadError> {
         let details: Vec<Value> = ids.iter().map(|id| json!({ "id": id })).collect();
         let body =
             json!({ "details": details, "reveal_personal_emails": false, "reveal_phone_number": false });
@@ -140,7 +140,7 @@ fn retry_after_seconds(response: &OutboundResponse) -> u64 {
     response.header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(5)
 }
 
-fn status_error(status: u16, response: &OutboundResponse) -> ProviderError {
+fn status_error(status: u16, response: &OutboundResponse) -> LeadError {
     let said = serde_json::from_slice::<Value>(&response.body)
         .ok()
         .and_then(|v| {
@@ -152,15 +152,15 @@ fn status_error(status: u16, response: &OutboundResponse) -> ProviderError {
         .unwrap_or_default();
     let said = if said.is_empty() { String::new() } else { format!(" (Apollo said: \"{said}\")") };
     match status {
-        401 => ProviderError::Rejected(format!("the API key was not accepted{said}")),
-        403 => ProviderError::Rejected(format!(
+        401 => LeadError::Rejected(format!("the API key was not accepted{said}")),
+        403 => LeadError::Rejected(format!(
             "the API key may not use this endpoint; people search needs a master key on a paid plan{said}"
         )),
-        400 | 404 | 422 => ProviderError::Rejected(format!("the search was not valid{said}")),
-        402 => ProviderError::Rejected(format!(
-            "the Apollo account is out of credits or needs a paid plan{said}"
-        )),
-        s => ProviderError::Unavailable(format!("HTTP {s}{said}")),
+        400 | 404 | 422 => LeadError::Rejected(format!("the search was not valid{said}")),
+        402 => {
+            LeadError::Rejected(format!("the Apollo account is out of credits or needs a paid plan{said}"))
+        }
+        s => LeadError::Unavailable(format!("HTTP {s}{said}")),
     }
 }
 
@@ -309,10 +309,7 @@ impl LeadProvider for Apollo<'_> {
         Vocabulary::APOLLO
     }
 
-    fn estimate<'b>(
-        &'b self,
-        filters: &'b Filters,
-    ) -> LocalBoxFuture<'b, Result<PoolEstimate, ProviderError>> {
+    fn estimate<'b>(&'b self, filters: &'b Filters) -> LocalBoxFuture<'b, Result<PoolEstimate, LeadError>> {
         Box::pin(async move {
             let page = self.search(filters, 1, 1).await?;
             Ok(PoolEstimate {
@@ -331,7 +328,7 @@ impl LeadProvider for Apollo<'_> {
         &'b self,
         filters: &'b Filters,
         n: usize,
-    ) -> LocalBoxFuture<'b, Result<Vec<Person>, ProviderError>> {
+    ) -> LocalBoxFuture<'b, Result<Vec<Person>, LeadError>> {
         Box::pin(async move {
             // A little more than asked, so exclusions dropped here still leave `n`.
             let page = self.search(filters, 1, (n as u64 + 15).min(PAGE_SIZE)).await?;
@@ -345,7 +342,7 @@ impl LeadProvider for Apollo<'_> {
         from: u64,
         n: usize,
         known: &'b dyn Fn(&str) -> bool,
-    ) -> LocalBoxFuture<'b, Result<Batch, ProviderError>> {
+    ) -> LocalBoxFuture<'b, Result<Batch, LeadError>> {
         Box::pin(async move {
             if from >= DISPLAY_CAP {
                 return Ok(Batch { exhausted: true, ..Batch::default() });

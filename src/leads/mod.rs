@@ -122,7 +122,7 @@ pub struct Batch {
 
 /// Why a provider call failed. Texts are safe to show: they never carry secrets.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum ProviderError {
+pub enum LeadError {
     /// The provider is not set up in this deployment.
     #[error("the lead provider is not configured: {0}")]
     NotConfigured(String),
@@ -143,28 +143,28 @@ pub enum ProviderError {
     FilterNotApplied(String),
 }
 
-impl ProviderError {
+impl LeadError {
     /// A refusal that says what happened and what to do.
     pub fn to_refusal(&self, provider: &str) -> crate::tools::Refusal {
         let what = match self {
-            ProviderError::NotConfigured(_) => {
+            LeadError::NotConfigured(_) => {
                 "This VibeSell deployment has no lead provider key configured, so leads cannot be searched. \
                  Tell the user; nothing was changed."
                     .to_owned()
             }
-            ProviderError::Rejected(why) => format!(
+            LeadError::Rejected(why) => format!(
                 "The lead provider ({provider}) refused the request: {why}. Nothing was changed. If it is about \
                  the filters, adjust them with save_target_filters; otherwise tell the user."
             ),
-            ProviderError::RateLimited { retry_after_s } => format!(
+            LeadError::RateLimited { retry_after_s } => format!(
                 "The lead provider ({provider}) is rate limiting requests. Wait about {retry_after_s} seconds and \
                  call the tool again. Nothing was changed."
             ),
-            ProviderError::Unavailable(why) => format!(
+            LeadError::Unavailable(why) => format!(
                 "The lead provider ({provider}) is unavailable right now ({why}). Nothing was changed; try again in \
                  a minute."
             ),
-            ProviderError::FilterNotApplied(why) => format!(
+            LeadError::FilterNotApplied(why) => format!(
                 "The lead provider ({provider}) returned results that ignore the filters ({why}), so the count \
                  cannot be trusted. Nothing was changed. Simplify the filters (fewer or more common values) and \
                  try again."
@@ -181,17 +181,14 @@ pub trait LeadProvider {
     /// Which values its filters accept.
     fn vocabulary(&self) -> Vocabulary;
     /// Counts the people matching `filters` (free).
-    fn estimate<'a>(
-        &'a self,
-        filters: &'a Filters,
-    ) -> LocalBoxFuture<'a, Result<PoolEstimate, ProviderError>>;
+    fn estimate<'a>(&'a self, filters: &'a Filters) -> LocalBoxFuture<'a, Result<PoolEstimate, LeadError>>;
     /// The first `n` people of the pool (free). Providers that reveal addresses only on
     /// enrichment return none; the tools mask any address before showing it.
     fn sample<'a>(
         &'a self,
         filters: &'a Filters,
         n: usize,
-    ) -> LocalBoxFuture<'a, Result<Vec<Person>, ProviderError>>;
+    ) -> LocalBoxFuture<'a, Result<Vec<Person>, LeadError>>;
     /// Up to `n` people from pool position `from` on, with their emails (spends credits).
     /// People for whom `known(provider_id)` is true are skipped before enrichment.
     fn fetch<'a>(
@@ -200,7 +197,7 @@ pub trait LeadProvider {
         from: u64,
         n: usize,
         known: &'a dyn Fn(&str) -> bool,
-    ) -> LocalBoxFuture<'a, Result<Batch, ProviderError>>;
+    ) -> LocalBoxFuture<'a, Result<Batch, LeadError>>;
 }
 
 /// The provider this deployment uses (PRODUCT §9: sandbox by default, live with keys).
@@ -257,10 +254,7 @@ impl LeadProvider for sandbox::Sandbox {
     fn vocabulary(&self) -> Vocabulary {
         Vocabulary::SANDBOX
     }
-    fn estimate<'a>(
-        &'a self,
-        filters: &'a Filters,
-    ) -> LocalBoxFuture<'a, Result<PoolEstimate, ProviderError>> {
+    fn estimate<'a>(&'a self, filters: &'a Filters) -> LocalBoxFuture<'a, Result<PoolEstimate, LeadError>> {
         Box::pin(async move {
             let pool = sandbox::Pool::new(filters);
             Ok(PoolEstimate {
@@ -278,7 +272,7 @@ impl LeadProvider for sandbox::Sandbox {
         &'a self,
         filters: &'a Filters,
         n: usize,
-    ) -> LocalBoxFuture<'a, Result<Vec<Person>, ProviderError>> {
+    ) -> LocalBoxFuture<'a, Result<Vec<Person>, LeadError>> {
         Box::pin(async move {
             let pool = sandbox::Pool::new(filters);
             // With the address: the tools mask it before anyone sees it.
@@ -291,7 +285,7 @@ impl LeadProvider for sandbox::Sandbox {
         from: u64,
         n: usize,
         known: &'a dyn Fn(&str) -> bool,
-    ) -> LocalBoxFuture<'a, Result<Batch, ProviderError>> {
+    ) -> LocalBoxFuture<'a, Result<Batch, LeadError>> {
         Box::pin(async move {
             let pool = sandbox::Pool::new(filters);
             let refs: Vec<sandbox::PersonRef> =

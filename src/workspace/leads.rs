@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use super::suppression;
 use crate::compliance::email_hash;
 use crate::leads::filters::Filters;
-use crate::leads::{LeadProvider, ProviderError};
+use crate::leads::{LeadError, LeadProvider};
 use crate::store::{Db, Stmt, StoreError, from_document, to_document};
 
 /// People fetched per batch (one Apollo search page).
@@ -249,7 +249,7 @@ pub enum ImportError {
     Store(#[from] StoreError),
     /// The provider failed; the job keeps its cursor and can resume.
     #[error(transparent)]
-    Provider(#[from] ProviderError),
+    Provider(#[from] LeadError),
 }
 
 #[derive(Serialize)]
@@ -545,7 +545,7 @@ mod tests {
             fn estimate<'a>(
                 &'a self,
                 f: &'a Filters,
-            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::PoolEstimate, ProviderError>>
+            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::PoolEstimate, LeadError>>
             {
                 Sandbox.estimate(f)
             }
@@ -553,7 +553,7 @@ mod tests {
                 &'a self,
                 f: &'a Filters,
                 n: usize,
-            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<Vec<crate::leads::Person>, ProviderError>>
+            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<Vec<crate::leads::Person>, LeadError>>
             {
                 Sandbox.sample(f, n)
             }
@@ -563,10 +563,10 @@ mod tests {
                 from: u64,
                 n: usize,
                 known: &'a dyn Fn(&str) -> bool,
-            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::Batch, ProviderError>>
+            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::Batch, LeadError>>
             {
                 if from == 100 && self.0.replace(false) {
-                    return Box::pin(async { Err(ProviderError::Unavailable("HTTP 503".into())) });
+                    return Box::pin(async { Err(LeadError::Unavailable("HTTP 503".into())) });
                 }
                 Sandbox.fetch(f, from, n, known)
             }

@@ -239,7 +239,7 @@ fn waits_out_a_short_rate_limit_and_refuses_a_long_one() {
     let fake = Fake::new(20).then(429, &[("retry-after", "120")], json!({}));
     let apollo = Apollo::new(Some(&config), &fake);
     let err = block_on(apollo.estimate(&vp_filters())).unwrap_err();
-    assert_eq!(err, ProviderError::RateLimited { retry_after_s: 120 });
+    assert_eq!(err, LeadError::RateLimited { retry_after_s: 120 });
     assert!(fake.sleeps.borrow().is_empty(), "a long wait is not slept inside a call");
 
     let fake = Fake::new(20)
@@ -247,7 +247,7 @@ fn waits_out_a_short_rate_limit_and_refuses_a_long_one() {
         .then(429, &[("retry-after", "1")], json!({}))
         .then(429, &[("retry-after", "1")], json!({}));
     let apollo = Apollo::new(Some(&config), &fake);
-    assert!(matches!(block_on(apollo.estimate(&vp_filters())), Err(ProviderError::RateLimited { .. })));
+    assert!(matches!(block_on(apollo.estimate(&vp_filters())), Err(LeadError::RateLimited { .. })));
     assert_eq!(fake.requests.borrow().len(), 3);
 }
 
@@ -256,10 +256,7 @@ fn errors_become_provider_errors() {
     let config = config();
     let fake = Fake::new(5).then(401, &[], json!({"error": "Invalid access credentials."}));
     let err = block_on(Apollo::new(Some(&config), &fake).estimate(&vp_filters())).unwrap_err();
-    assert!(
-        matches!(&err, ProviderError::Rejected(m) if m.contains("Invalid access credentials")),
-        "{err:?}"
-    );
+    assert!(matches!(&err, LeadError::Rejected(m) if m.contains("Invalid access credentials")), "{err:?}");
     let text = match err.to_refusal("apollo") {
         crate::tools::Refusal::Guidance(t) => t,
         other => panic!("{other:?}"),
@@ -268,7 +265,7 @@ fn errors_become_provider_errors() {
 
     let fake = Fake::new(5).then(500, &[], json!({})).then(502, &[], json!({})).then(503, &[], json!({}));
     let err = block_on(Apollo::new(Some(&config), &fake).estimate(&vp_filters())).unwrap_err();
-    assert!(matches!(err, ProviderError::Unavailable(_)));
+    assert!(matches!(err, LeadError::Unavailable(_)));
     assert_eq!(fake.sleeps.borrow().len(), 2, "two retries after the first failure");
 
     let fake = Fake::new(5).then(500, &[], json!({}));
@@ -278,19 +275,19 @@ fn errors_become_provider_errors() {
         Fake::new(5).then(200, &[], json!({"people": [person_json(1)], "pagination": {"total_entries": 0}}));
     let err = block_on(Apollo::new(Some(&config), &fake).estimate(&vp_filters())).unwrap_err();
     assert!(
-        matches!(err, ProviderError::FilterNotApplied(_)),
+        matches!(err, LeadError::FilterNotApplied(_)),
         "non-empty people with a zero total is a filter bug"
     );
 
     let fake = Fake::new(5).then(200, &[], json!("not an object"));
     assert!(matches!(
         block_on(Apollo::new(Some(&config), &fake).estimate(&vp_filters())),
-        Err(ProviderError::Unavailable(_))
+        Err(LeadError::Unavailable(_))
     ));
 
     let fake = Fake::new(5);
     let err = block_on(Apollo::new(None, &fake).estimate(&vp_filters())).unwrap_err();
-    assert!(matches!(err, ProviderError::NotConfigured(_)));
+    assert!(matches!(err, LeadError::NotConfigured(_)));
     assert!(fake.requests.borrow().is_empty());
 }
 
@@ -309,6 +306,6 @@ fn network_failures_are_retried_then_reported() {
     let down = Down(RefCell::new(0));
     let config = config();
     let err = block_on(Apollo::new(Some(&config), &down).estimate(&vp_filters())).unwrap_err();
-    assert!(matches!(err, ProviderError::Unavailable(m) if m.contains("connection refused")));
+    assert!(matches!(err, LeadError::Unavailable(m) if m.contains("connection refused")));
     assert_eq!(*down.0.borrow(), ATTEMPTS);
 }
