@@ -1,6 +1,8 @@
 //! Assembles the card (MCP App) from its web sources in `card/` into one self-contained HTML
 //! document, and names it by the SHA-256 of that document (PRODUCT §1: the content hash names
-//! the `ui://` resource).
+//! the `ui://` resource). It also says where the stylesheet and script sit in that document, with
+//! their CSP hashes, so the VibeSell web pages (`src/webapp.rs`) serve the card's very views under
+//! a policy that allows exactly those two inline blocks.
 
 // A build script reports failure by panicking; there is no caller to return errors to.
 #![allow(clippy::expect_used)]
@@ -8,6 +10,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 
 fn read(path: &str) -> String {
@@ -25,7 +29,22 @@ fn main() {
         assert_eq!(html.matches(marker).count(), 1, "card/card.html must contain {marker} once");
     }
     assert!(!js.contains("</script"), "card.js must not contain </script");
-    let out = html.replace("/*@card.css*/", css.trim_end()).replace("/*@card.js*/", js.trim_end());
+    let (css, js) = (css.trim_end(), js.trim_end());
+    let out = html.replace("/*@card.css*/", css).replace("/*@card.js*/", js);
+    // Offsets of the inlined stylesheet and script (markers replaced once each, CSS first in
+    // the template), for `card::style()` and `card::script()`.
+    let css_start = html.find("/*@card.css*/").expect("marker");
+    let js_start = html.find("/*@card.js*/").expect("marker") - "/*@card.css*/".len() + css.len();
+    assert!(css_start < js_start, "card/card.html must have its style before its script");
+    for (name, start, text) in [("CSS", css_start, css), ("JS", js_start, js)] {
+        assert_eq!(&out[start..start + text.len()], text);
+        println!("cargo:rustc-env=CARD_{name}_START={start}");
+        println!("cargo:rustc-env=CARD_{name}_END={}", start + text.len());
+        println!(
+            "cargo:rustc-env=CARD_{name}_CSP='sha256-{}'",
+            STANDARD.encode(Sha256::digest(text.as_bytes()))
+        );
+    }
     let digest = Sha256::digest(out.as_bytes());
     let mut hex = String::new();
     for b in digest.iter() {

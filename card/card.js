@@ -15,6 +15,7 @@
   var host = { caps: {}, locale: undefined, timeZone: undefined };
   var renders = 0;
   var ticking = [];
+  var page = null; // on the VibeSell web page: its data (see the end of this file)
 
   // ---- host bridge (APP-P1..P8) -------------------------------------------------------------
   var nextId = 1;
@@ -331,6 +332,7 @@
   // A button that asks the host to open `url`; without that capability the address is shown.
   function linkButton(label, url, cls) {
     if (!isStr(url) || !/^https?:\/\//i.test(url)) return null;
+    if (page) return el("a", { class: "btn " + (cls || "secondary"), href: url }, label);
     if (!host.caps.openLinks) return el("p", { class: "small muted" }, label + ": ", el("span", { class: "mono sel" }, url));
     return el("span", { class: "linkrow" }, button(label + " ↗", { class: "btn " + (cls || "secondary"), title: url, onclick: function () { openLink(url); } }),
       el("span", { class: "small muted" }, hostName(url)));
@@ -481,7 +483,8 @@
     return v;
   }
 
-  function renderData(d) {
+  function renderData(d) { render(viewOf(d)); }
+  function viewOf(d) {
     var view = VIEWS[d.kind], nodes = null;
     if (view) {
       try { nodes = view(d); } catch (e) {
@@ -489,7 +492,7 @@
       }
     }
     if (!nodes) nodes = generic(d, !!view);
-    render(el("div", { class: "view", "data-kind": String(d.kind), "data-view": nodes.generic ? "generic" : "designed" }, nodes));
+    return el("div", { class: "view", "data-kind": String(d.kind), "data-view": nodes.generic ? "generic" : "designed" }, nodes);
   }
 
   function generic(d, known) {
@@ -562,8 +565,19 @@
     var actions = null;
     // Approved and being carried out: still `pending`, with `result` saying so (no decision left).
     var executing = a.status === "pending" && isStr(a.result);
+    // On the VibeSell page the decision is a form POST with the page's CSRF token.
+    var form = page && isObj(page.decide) && page.decide.id === a.id && a.decideHere === true ? page.decide : null;
     if (a.status === "pending" && !executing) {
-      if (a.decideHere === true && host.caps.serverTools) {
+      if (form) {
+        var yes = el("button", { type: "submit", class: "btn primary", name: "decision", value: "approve" }, "Approve");
+        var no = el("button", { type: "submit", class: "btn secondary", name: "decision", value: "reject" }, "Reject");
+        actions = el("form", { class: "actions", method: "post", action: form.action, "data-form": "decide", onsubmit: function (e) {
+          var by = e.submitter;
+          // Once the form's data is taken: a second click sends nothing more.
+          setTimeout(function () { yes.disabled = no.disabled = true; if (by) by.textContent = by === yes ? "Approving…" : "Rejecting…"; });
+        } }, el("input", { type: "hidden", name: "csrf", value: form.csrf }), yes, no);
+        expiry(a, when, function () { expired = true; yes.disabled = no.disabled = true; });
+      } else if (a.decideHere === true && host.caps.serverTools) {
         var approve = button("Approve", { class: "btn primary", "data-decision": "approve" });
         var reject = button("Reject", { class: "btn secondary", "data-decision": "reject" });
         var decide = function (decision) {
@@ -599,7 +613,7 @@
           a.appUrl && host.caps.openLinks ? button("Open in VibeSell ↗", { class: "btn ghost", onclick: function () { openLink(a.appUrl); } }) : null);
         expiry(a, when, function () { expired = true; approve.disabled = reject.disabled = true; });
       } else {
-        actions = el("div", { class: "actions" }, linkButton("Decide on VibeSell", a.appUrl, "primary"));
+        actions = el("div", { class: "actions" }, linkButton(page ? "Review and decide" : "Decide on VibeSell", a.appUrl, "primary"));
         expiry(a, when);
       }
     }
@@ -615,7 +629,7 @@
       a.status === "not_done" ? notice("bad", "Not done.", (a.reason || a.result || "It could not be carried out.") + " Nothing was charged.") : null,
       a.status === "rejected" ? notice("mute", "Rejected.", "Nothing was done" + (a.decidedAt ? " (" + fmtTime(a.decidedAt) + ")" : "") + ".") : null,
       actions, when.firstChild ? when : null, outcome,
-      a.status !== "pending" && a.appUrl && !compact ? linkButton("See it in VibeSell", a.appUrl) : null
+      a.status !== "pending" && a.appUrl && !compact && !page ? linkButton("See it in VibeSell", a.appUrl) : null
     ]);
     return box;
   }
@@ -691,7 +705,7 @@
           return el("li", { class: s.status, title: human(s.status) }, el("span", { class: "node", "aria-hidden": "true" }, s.status === "done" ? "✓" : ""), s.title);
         })),
         isObj(d.nextStep) ? el("div", { class: "next" }, el("div", { class: "nl" }, "Next"), el("strong", null, d.nextStep.title),
-          el("p", { class: "muted" }, d.nextStep.why), d.nextStep.tool ? el("span", { class: "mono small" }, d.nextStep.tool) : null) :
+          el("p", { class: "muted" }, d.nextStep.why), d.nextStep.tool && !page ? el("span", { class: "mono small" }, d.nextStep.tool) : null) :
           notice("ok", "Every step is done.", "Your campaign is running; ask for replies any time."),
         isObj(d.plan) && isStr(d.plan.name) ? el("p", { class: "small muted" }, "Plan: " + d.plan.name + (d.plan.status && d.plan.status !== "none" ? " (" + human(d.plan.status).toLowerCase() + ")" : "")) : null,
         section("Remembered", list(d.memories).length ? el("ul", { class: "notes" }, list(d.memories).map(function (m) {
@@ -1032,6 +1046,17 @@
       ];
     }
   };
+
+  // ---- the VibeSell web page (/app, /app/approvals/{id}; src/webapp.rs) -------------------------
+  // There is no host: the page hands over its results in a JSON data block, and the same views
+  // render them, with plain links and the decision as a form. Nothing is posted to any window.
+  var block = document.getElementById("vibesell-page");
+  if (block) {
+    try { page = JSON.parse(block.textContent); } catch (e) { page = null; }
+    if (!isObj(page)) return; // the page's own plain version stays
+    if (window.matchMedia && matchMedia("(prefers-color-scheme: dark)").matches) applyContext({ theme: "dark" });
+    return render(list(page.results).filter(isObj).map(viewOf));
+  }
 
   // ---- handshake (APP-P2..P4) ------------------------------------------------------------------
   request("ui/initialize", {

@@ -126,7 +126,8 @@ pub fn page(status: u16, title: &str, body: &str) -> HttpResponse {
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
         )
         .with("x-frame-options", "DENY")
-        .with("referrer-policy", "no-referrer")
+        // Not `no-referrer`, which makes browsers send `Origin: null` with the page's own POST.
+        .with("referrer-policy", "same-origin")
         .with("cache-control", "no-store")
 }
 

@@ -7,6 +7,36 @@ pub const HTML: &str = include_str!(concat!(env!("OUT_DIR"), "/card.html"));
 /// SHA-256 of [`HTML`], hex.
 pub const SHA256: &str = env!("CARD_SHA256");
 
+const fn offset(digits: &str) -> usize {
+    let bytes = digits.as_bytes();
+    let mut i = 0;
+    let mut n = 0;
+    while i < bytes.len() {
+        n = n * 10 + (bytes[i] - b'0') as usize;
+        i += 1;
+    }
+    n
+}
+
+const CSS_RANGE: (usize, usize) = (offset(env!("CARD_CSS_START")), offset(env!("CARD_CSS_END")));
+const JS_RANGE: (usize, usize) = (offset(env!("CARD_JS_START")), offset(env!("CARD_JS_END")));
+
+/// The card's stylesheet, as inlined in [`HTML`]: the VibeSell web pages render with the card's
+/// own views (`src/webapp.rs`).
+pub fn style() -> &'static str {
+    &HTML[CSS_RANGE.0..CSS_RANGE.1]
+}
+
+/// The card's script, as inlined in [`HTML`] (see [`style`]).
+pub fn script() -> &'static str {
+    &HTML[JS_RANGE.0..JS_RANGE.1]
+}
+
+/// The CSP source that allows [`style`] inline (`'sha256-…'`).
+pub const STYLE_CSP: &str = env!("CARD_CSS_CSP");
+/// The CSP source that allows [`script`] inline.
+pub const SCRIPT_CSP: &str = env!("CARD_JS_CSP");
+
 /// The MIME type MCP Apps hosts recognise (MCP Apps §UI resource format).
 pub const MIME_TYPE: &str = "text/html;profile=mcp-app";
 
@@ -42,6 +72,21 @@ mod tests {
         assert!(!is_card_uri("ui://vibesell/card-"));
         assert!(!is_card_uri("ui://vibesell/other"));
         assert!(!is_card_uri("ui://vibesell/card-a/b"));
+    }
+
+    #[test]
+    fn the_style_and_script_are_the_inlined_ones_with_their_csp_hashes() {
+        use base64::Engine as _;
+        use sha2::{Digest, Sha256};
+        let csp = |text: &str| {
+            format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text)))
+        };
+        assert!(HTML.contains(&format!("<style>\n{}\n</style>", style())));
+        assert!(HTML.contains(&format!("<script>\n{}\n</script>", script())));
+        assert!(style().starts_with("/* The VibeSell card's look."), "{}", &style()[..40]);
+        assert!(script().starts_with("// The VibeSell card:"), "{}", &script()[..40]);
+        assert_eq!(csp(style()), STYLE_CSP);
+        assert_eq!(csp(script()), SCRIPT_CSP);
     }
 
     #[test]

@@ -16,6 +16,7 @@ use crate::mcp::{self, McpReply, McpRequest, ToolBackend, Trace};
 use crate::oauth::{self, AuthObjects, metadata};
 use crate::outbound::Outbound;
 use crate::tools::registry::LocalBoxFuture;
+use crate::webapp;
 use crate::workspace::{Op, OpReply};
 
 /// Protected resource metadata for the MCP endpoint (RFC 9728 §3.1: the well-known path with the
@@ -185,6 +186,12 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
         ("GET", oauth::ACCOUNT_PATH) => oauth::account::show(req, platform).await,
         ("POST", oauth::ACCOUNT_REVOKE_PATH) => {
             oauth::account::revoke(req, config, platform, &mut trace).await
+        }
+        // The web pages behind `appUrl`: the workspace, and deciding approvals.
+        ("GET", webapp::HOME_PATH) => webapp::home(req, platform, &mut trace).await,
+        (_, webapp::HOME_PATH) => method_not_allowed("GET", &mut trace),
+        (_, p) if p.starts_with(webapp::APPROVAL_PREFIX) => {
+            webapp::approval(req, config, platform, &mut trace).await
         }
         _ => {
             trace.outcome = "http_error";

@@ -26,6 +26,7 @@ pub mod plans;
 pub mod providers;
 pub mod store;
 pub mod tools;
+pub mod webapp;
 pub mod workspace;
 
 #[cfg(target_arch = "wasm32")]

@@ -331,7 +331,7 @@ impl Jar {
         r
     }
 
-    fn value(&self, name: &str) -> Option<String> {
+    pub(crate) fn value(&self, name: &str) -> Option<String> {
         self.cookies.borrow().iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
     }
 }

@@ -127,4 +127,4 @@ pub trait AuthObjects {
 }
 
 #[cfg(test)]
-mod flow_tests;
+pub(crate) mod flow_tests;

@@ -43,7 +43,31 @@ ul.apps{list-style:none;padding:0;margin:1rem 0}ul.apps li{display:flex;justify-
 /// `'sha256-…'` of the stylesheet, for the CSP.
 fn style_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
-    HASH.get_or_init(|| format!("'sha256-{}'", STANDARD.encode(Sha256::digest(CSS.as_bytes()))))
+    HASH.get_or_init(|| csp_hash(CSS))
+}
+
+/// The CSP source expression that allows exactly this inline `<style>` or `<script>` text.
+pub fn csp_hash(text: &str) -> String {
+    format!("'sha256-{}'", STANDARD.encode(Sha256::digest(text.as_bytes())))
+}
+
+/// The Content-Security-Policy of a page: nothing but the inline styles and scripts named by
+/// their hashes, `data:` images, forms to this origin and `form_targets`, and no framing.
+pub fn content_security_policy(styles: &[&str], scripts: &[&str], form_targets: &[String]) -> String {
+    let mut form_action = String::from("'self'");
+    for target in form_targets {
+        // Origins come from validated URLs; anything else is left out rather than trusted.
+        if target.bytes().all(|b| b.is_ascii_alphanumeric() || b":/.-[]".contains(&b)) {
+            form_action.push(' ');
+            form_action.push_str(target);
+        }
+    }
+    let script_src =
+        if scripts.is_empty() { String::new() } else { format!("script-src {}; ", scripts.join(" ")) };
+    format!(
+        "default-src 'none'; {script_src}style-src {}; img-src data:; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'",
+        styles.join(" ")
+    )
 }
 
 /// Escapes text for HTML content and attribute values.
@@ -94,18 +118,7 @@ impl Page {
             name = self.name,
             body = self.body,
         );
-        let mut form_action = String::from("'self'");
-        for target in &self.form_targets {
-            // Origins come from validated URLs; anything else is left out rather than trusted.
-            if target.bytes().all(|b| b.is_ascii_alphanumeric() || b":/.-[]".contains(&b)) {
-                form_action.push(' ');
-                form_action.push_str(target);
-            }
-        }
-        let csp = format!(
-            "default-src 'none'; style-src {}; img-src data:; form-action {form_action}; frame-ancestors 'none'; base-uri 'none'",
-            style_hash()
-        );
+        let csp = content_security_policy(&[style_hash()], &[], &self.form_targets);
         security_headers(HttpResponse::new(self.status, "text/html; charset=utf-8", html))
             .with("content-security-policy", csp)
     }

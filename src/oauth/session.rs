@@ -336,7 +336,7 @@ pub(crate) fn page_form(req: &HttpRequest, config: &Config) -> Result<Form, Http
     }
 }
 
-fn csrf_refused() -> HttpResponse {
+pub(crate) fn csrf_refused() -> HttpResponse {
     pages::error(
         403,
         "csrf",

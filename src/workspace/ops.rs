@@ -4,15 +4,20 @@
 //! Object runs [`handle_op`] next to the data, like a tool call.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::Services;
 use super::approvals::{self, Approval, Decision};
 use super::billing::{self, Applied};
 use super::migrations;
+use crate::auth::{Principal, ScopeSet};
 use crate::config::ProviderMode;
 use crate::providers::billing::{BillingEvent, Invoice};
 use crate::providers::sandbox_billing::{self, PageSession, Paid};
 use crate::store::StoreError;
+use crate::tools::approvals::ListPendingApprovals;
+use crate::tools::workspace::{GetWorkspaceContext, NoArguments};
+use crate::tools::{Refusal, Tool, ToolCx};
 
 /// One request to a workspace.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -33,6 +38,11 @@ pub enum Op {
         id: String,
         /// Approve or reject.
         decision: Decision,
+    },
+    /// The workspace summary and open approvals, for its signed-in owner `subject` (`/app`).
+    Overview {
+        /// The signed-in user.
+        subject: String,
     },
     /// A verified provider event (Stripe webhook) for this workspace.
     BillingEvent {
@@ -70,6 +80,14 @@ pub enum OpReply {
         approval: Box<Approval>,
         /// Whether this request decided it (false: it was already decided; this is the outcome).
         applied: bool,
+    },
+    /// The `/app` page's content: what `get_workspace_context` and `list_pending_approvals`
+    /// return (their `structuredContent`, which the card's views render), for the owner.
+    Overview {
+        /// The `workspace` result.
+        workspace: Value,
+        /// The `approvals` result.
+        approvals: Value,
     },
     /// What a provider event did.
     Billing {
@@ -121,6 +139,7 @@ pub async fn handle_op(svc: &Services<'_>, op: Op) -> Result<OpReply, StoreError
                 None => OpReply::NotFound,
             })
         }
+        Op::Overview { subject } => overview(svc, subject).await,
         Op::BillingEvent { event } => {
             Ok(OpReply::Billing { applied: billing::apply_event(svc.db, svc.config, svc.now_ms, &event)? })
         }
@@ -170,4 +189,48 @@ pub async fn handle_op(svc: &Services<'_>, op: Op) -> Result<OpReply, StoreError
             Ok(OpReply::SandboxCanceled { canceled: event.is_some() })
         }
     }
+}
+
+/// The `/app` page's content, built by the very tools the assistant calls, so the page and the
+/// card show the same thing. The owner reads as a connection with every scope that is not the
+/// Claude app: approvals are listed with their own pages rather than decided in place.
+async fn overview(svc: &Services<'_>, subject: String) -> Result<OpReply, StoreError> {
+    if super::owner(svc.db)?.as_deref() != Some(subject.as_str()) {
+        return Ok(OpReply::NotFound);
+    }
+    let principal = Principal {
+        workspace: super::workspace_id(svc.db)?.unwrap_or_default(),
+        subject,
+        client_id: WEB_CLIENT.into(),
+        scopes: ScopeSet::FULL,
+        app: false,
+        grant_id: None,
+    };
+    let cx = ToolCx {
+        db: svc.db,
+        principal: &principal,
+        config: svc.config,
+        now_ms: svc.now_ms,
+        request_id: WEB_CLIENT,
+        outbound: svc.outbound,
+    };
+    let workspace = <GetWorkspaceContext as Tool>::call(&GetWorkspaceContext, &cx, NoArguments {})
+        .await
+        .map_err(refused)?;
+    let approvals = <ListPendingApprovals as Tool>::call(&ListPendingApprovals, &cx, NoArguments {})
+        .await
+        .map_err(refused)?;
+    Ok(OpReply::Overview { workspace: to_value(&workspace.data)?, approvals: to_value(&approvals.data)? })
+}
+
+/// The client recorded for what the owner does on the VibeSell web page.
+const WEB_CLIENT: &str = "web";
+
+fn refused(r: Refusal) -> StoreError {
+    // Reading tools only refuse when storage fails.
+    StoreError::Sql(format!("overview: {r:?}"))
+}
+
+fn to_value<T: Serialize>(data: &T) -> Result<Value, StoreError> {
+    serde_json::to_value(data).map_err(|e| StoreError::Document(e.to_string()))
 }

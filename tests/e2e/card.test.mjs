@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { startWorker, connect, post, rpc } from "./harness.mjs";
+import { subscribed } from "./billing-helpers.mjs";
 import { launchBrowser, openHost, HOST_ORIGIN } from "./cardhost/host.mjs";
 import { ROOT } from "../../scripts/lib/devtoken.mjs";
 
@@ -355,9 +356,9 @@ test("prospect text and odd fields stay text; unknown shapes get a labelled gene
 });
 
 test("Approve calls decide_approval through the host and shows the new status", async () => {
-  // No tool on the Worker creates an approval yet, so the host answers this tools/call with the
-  // approval decide_approval returns once done (PRODUCT §6); the next test takes the same click
-  // all the way to the Worker.
+  // The host answers this tools/call itself, with the approval decide_approval returns once done
+  // (PRODUCT §6), to check the protocol frame by frame; the tests below take the same click all
+  // the way to the Worker.
   const pending = FIXTURES.approval.structuredContent;
   const calls = [];
   const host = await open({
@@ -407,6 +408,43 @@ test("Approve reaches decide_approval on the Worker, and its answer is shown", a
     assert.equal(logged.length, 1, "the card's tools/call reached the Worker once");
     await assertClean(host);
   } finally {
+    await app.close();
+  }
+});
+
+test("Approve on a real pending approval: the Worker executes it once and the card shows done", async () => {
+  // A real approval: upgrade_plan in the sandbox, asked for by the Claude app's connection of a
+  // subscribed workspace. Its expiry is real time, so this host keeps the real clock.
+  const app = await subscribed(worker, "card-upgrade@example.com");
+  const host = await openHost(browser);
+  try {
+    const asked = await app.callTool({ name: "upgrade_plan", arguments: { plan: "growth" } });
+    assert.equal(asked.isError, false, asked.content[0].text);
+    const pending = asked.structuredContent;
+    assert.equal(pending.status, "pending");
+    assert.equal(pending.decideHere, true, "the Claude app decides in the card");
+    host.onCallTool = (p) => app.callTool(p);
+    await host.load(html, { hostContext: LIGHT });
+    await host.deliver(asked);
+    assert.match(await host.card.locator("#root").innerText(), /Expires in 23 h/);
+    const before = worker.requestLogs().filter((l) => l.tool === "decide_approval").length;
+    await host.card.getByRole("button", { name: "Approve" }).click();
+    await host.card.locator(".approval.done").waitFor();
+    const text = await host.card.locator("#root").innerText();
+    assert.match(text, /Now on the Growth plan/);
+    assert.equal(await host.card.getByRole("button", { name: "Approve" }).count(), 0, "nothing left to decide");
+    const sent = (await host.frames()).filter((f) => f.method === "tools/call");
+    assert.deepEqual(sent.map((f) => f.params), [{ name: "decide_approval", arguments: { id: pending.id, decision: "approve" } }]);
+    const logged = worker.requestLogs().filter((l) => l.tool === "decide_approval").slice(before);
+    assert.deepEqual(logged.map((l) => l.outcome), ["ok"], "decide_approval reached the Worker once");
+    const plans = (await app.callTool({ name: "get_plans_and_billing", arguments: {} })).structuredContent;
+    assert.equal(plans.current.id, "growth", "the upgrade was executed");
+    assert.equal(plans.charges.length, 2, "the first month and exactly one upgrade charge");
+    await host.settle();
+    await host.screenshot(join(SHOTS, "approval-worker-done.png"));
+    await assertClean(host);
+  } finally {
+    await host.close();
     await app.close();
   }
 });
