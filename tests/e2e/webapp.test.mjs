@@ -238,18 +238,51 @@ test("in Chromium: sign in, /app, open the approval, Approve, see it done", asyn
     assert.match(text, /\$100/);
     await page.screenshot({ path: join(SHOTS, "approval.png"), fullPage: true });
 
-    await Promise.all([page.waitForURL(approval.appUrl), page.getByRole("button", { name: "Approve" }).click()]);
+    const csrf = await page.locator('form[data-form="decide"] input[name="csrf"]').inputValue();
+    const [posted] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST"),
+      page.getByRole("button", { name: "Approve" }).click(),
+    ]);
+    assert.equal(posted.status(), 303, "Post/Redirect/Get");
+    await page.waitForURL(approval.appUrl);
     await page.locator(".approval.done").waitFor();
     assert.match(await page.locator("#root").innerText(), /Now on the Growth plan/);
     assert.equal(await page.getByRole("button", { name: "Approve" }).count(), 0);
     await page.screenshot({ path: join(SHOTS, "approval-done.png"), fullPage: true });
+
+    // The same form sent again (a second tab, a resubmitted page): refused, and the page says so.
+    const [again] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST"),
+      page.evaluate(([action, token]) => {
+        const f = document.createElement("form");
+        f.method = "post";
+        f.action = action;
+        for (const [name, value] of [["csrf", token], ["decision", "approve"]]) {
+          const input = document.createElement("input");
+          Object.assign(input, { type: "hidden", name, value });
+          f.append(input);
+        }
+        document.body.append(f);
+        f.submit();
+      }, [new URL(approval.appUrl).pathname, csrf]),
+    ]);
+    assert.equal(again.status(), 409);
+    await page.locator("[data-notice]").waitFor();
+    assert.match(await page.locator("[data-notice]").innerText(), /already decided; nothing more was done/);
+    await page.locator(".approval.done").waitFor();
+    await page.screenshot({ path: join(SHOTS, "approval-already-decided.png"), fullPage: true });
+    await page.goto(approval.appUrl);
+    await page.locator(".approval.done").waitFor();
     await page.emulateMedia({ colorScheme: "dark" });
     await page.reload();
     await page.locator(".approval.done").waitFor();
     assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), "dark");
     await page.screenshot({ path: join(SHOTS, "approval-done-dark.png"), fullPage: true });
 
-    assert.deepEqual(problems, [], "no page errors and no CSP refusals");
+    // The browser reports the deliberate 409 above as a failed load; nothing else may fail.
+    const unexpected = problems.filter((p) => !/status of 409 \(Conflict\)/.test(p));
+    assert.deepEqual(unexpected, [], "no page errors and no CSP refusals");
+    assert.equal(problems.length, 1);
     assert.deepEqual(requests.filter((u) => !u.startsWith(worker.url)), [], "nothing but the Worker");
     const plans = await ok(client, "get_plans_and_billing");
     assert.equal(plans.current.id, "growth");
