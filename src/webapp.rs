@@ -44,11 +44,12 @@ pub const APPROVAL_PREFIX: &str = "/app/approvals/";
 /// The page's own layout around the card's views (the views bring their own stylesheet).
 const CSS: &str = "\
 body{background:var(--vs-bg-2);min-height:100vh}\
-.app{max-width:46rem;margin:0 auto;padding:18px 14px 48px}\
-.bar{display:flex;align-items:center;gap:12px;padding:2px 4px 14px;font-size:13px;color:var(--vs-muted)}\
+.app{max-width:50rem;margin:0 auto;padding:18px 14px 48px}\
+.bar{display:flex;flex-wrap:wrap;align-items:center;gap:6px 14px;padding:2px 4px 14px;font-size:13px;color:var(--vs-muted)}\
+.bar>*{white-space:nowrap}\
 .bar .home{display:flex;align-items:center;gap:8px;font-size:15px;font-weight:650;color:var(--vs-fg);text-decoration:none}\
 .bar .back{color:var(--vs-accent);text-decoration:none}\
-.bar .who{overflow-wrap:anywhere;text-align:right}.bar form{display:inline;margin:0}\
+.bar .who{min-width:0;max-width:16rem;overflow:hidden;text-overflow:ellipsis}.bar form{display:inline;margin:0}\
 button.link{font:inherit;border:0;padding:0;background:none;color:var(--vs-accent);cursor:pointer;text-decoration:underline}\
 #root{background:var(--vs-bg);border:1px solid var(--vs-border);border-radius:var(--vs-radius);padding:18px 22px 22px}\
 .app>.notice{margin:0 0 12px}.view+.view{margin-top:26px;padding-top:18px;border-top:1px solid var(--vs-border)}\
@@ -421,7 +422,8 @@ impl AppPage<'_> {
              <meta name=\"color-scheme\" content=\"light dark\"><meta name=\"referrer\" content=\"same-origin\">\
              <title>{title} · VibeSell</title><style>{card_css}</style><style>{CSS}</style></head>\
              <body><div class=\"app\"><nav class=\"bar\"><a class=\"home\" href=\"{HOME_PATH}\">{MARK}VibeSell</a>{back}\
-             <span class=\"spacer\"></span><span class=\"who\">{who}</span>{signout}</nav>{notice}\
+             <span class=\"spacer\"></span><a class=\"back\" href=\"{account}\">Connected apps</a>\
+             <span class=\"who\">{who}</span>{signout}</nav>{notice}\
              <main id=\"root\" data-page=\"{name}\" aria-live=\"polite\">{fallback}</main></div>\
              <script type=\"application/json\" id=\"vibesell-page\">{data}</script>\
              <script>{card_js}</script></body></html>",
@@ -431,6 +433,7 @@ impl AppPage<'_> {
             } else {
                 "<a class=\"back\" href=\"/app\">← Your workspace</a>"
             },
+            account = crate::oauth::ACCOUNT_PATH,
             card_css = card::style(),
             who = esc(&self.user.display),
             signout = session::signout_form(self.user, self.return_to, "Sign out"),

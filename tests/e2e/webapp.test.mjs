@@ -273,6 +273,10 @@ test("in Chromium: sign in, /app, open the approval, Approve, see it done", asyn
     await page.screenshot({ path: join(SHOTS, "approval-already-decided.png"), fullPage: true });
     await page.goto(approval.appUrl);
     await page.locator(".approval.done").waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), "no sideways scroll on a phone");
+    await page.screenshot({ path: join(SHOTS, "approval-done-narrow.png"), fullPage: true });
+    await page.setViewportSize({ width: 900, height: 1000 });
     await page.emulateMedia({ colorScheme: "dark" });
     await page.reload();
     await page.locator(".approval.done").waitFor();
