@@ -9,9 +9,11 @@ use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
 use super::target::need_filters;
 use crate::leads::filters::{FilterArgs, Filters};
 use crate::leads::{self, Breakdown, Person, mask_email};
-use crate::plans::group_thousands;
+use crate::plans::{Limit, group_thousands};
+use crate::workspace::approvals::{self, ApprovalResult};
+use crate::workspace::leads::{ImportArgs, ImportLeads};
 use crate::workspace::personal_data::{self, Access as DataAccess};
-use crate::workspace::target;
+use crate::workspace::{limits, target};
 
 /// Where the counted filters came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
@@ -318,5 +320,83 @@ impl Tool for PreviewLeadSample {
                 provider: provider.name().to_owned(),
             },
         ))
+    }
+}
+
+// ---- import_leads ------------------------------------------------------------------------
+
+/// `import_leads`: asks the user to approve bringing the target's leads into the workspace.
+pub struct ImportLeadsTool;
+
+/// How many leads to import.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ImportInput {
+    /// How many leads to import (the first ones of the pool, as preview_lead_sample shows them).
+    /// Default: the whole pool, up to what the plan still allows this month.
+    #[schemars(range(min = 1, max = 50_000))]
+    pub max_leads: Option<u64>,
+}
+
+impl Tool for ImportLeadsTool {
+    type Input = ImportInput;
+    type Output = ApprovalResult;
+    const NAME: &'static str = "import_leads";
+    const TITLE: &'static str = "Import leads";
+    const DESCRIPTION: &'static str = "Asks the user to approve importing the confirmed target's leads into the \
+        workspace, with their work email addresses. Nothing is imported until the user approves it in the card or \
+        on the VibeSell page: it returns an approval whose impact says how many leads, how many provider credits, \
+        and how much of the plan's monthly leads it uses. Suppressed addresses and leads already imported are \
+        skipped. Needs a confirmed target. Asking again with the same figures returns the same approval.";
+    const ACCESS: Access = Access::Act;
+    const HINTS: Hints = Hints { idempotent: true, open_world: true };
+
+    async fn call(&self, cx: &ToolCx<'_>, input: ImportInput) -> Result<Reply<ApprovalResult>, Refusal> {
+        let (t, filters) = need_filters(target::load(cx.db)?)?;
+        if !t.confirmed {
+            return Err(Refusal::guidance(
+                "The target is not confirmed. Show the user the filters, the pool count (estimate_lead_pool) and a \
+                 sample (preview_lead_sample); when they agree, call confirm_target, then import.",
+            ));
+        }
+        let provider = leads::provider(cx.config, cx.outbound);
+        let pool = provider.estimate(&filters).await.map_err(|e| e.to_refusal(provider.name()))?;
+        target::record_count(cx.db, t.version, pool.count, cx.now_ms)?;
+        if pool.reachable == 0 {
+            return Err(Refusal::guidance(
+                "Nobody matches the confirmed target, so there is nothing to import. Widen it with \
+                 save_target_filters (the user confirms it again).",
+            ));
+        }
+        let requested = match input.max_leads {
+            Some(n) => n.min(pool.reachable),
+            None => {
+                // The whole pool, up to what the plan still allows this month.
+                let plan = crate::workspace::billing::current(cx.db, cx.config)?;
+                let used = limits::used(cx.db, Limit::LeadsPerMonth, cx.now_ms)?.max(0) as u64;
+                let left = (plan.plan.limits.leads_per_month.max(0) as u64).saturating_sub(used);
+                pool.reachable.min(left.max(1))
+            }
+        };
+        // Refuses, naming the plan that lifts the limit, when the plan does not allow it.
+        limits::check(cx.db, cx.config, cx.now_ms, Limit::LeadsPerMonth, requested as i64)?;
+        let args = ImportArgs {
+            filters,
+            target_version: t.version,
+            provider: provider.name().to_owned(),
+            requested,
+            pool: pool.count,
+        };
+        let mut reply = approvals::request(cx, &ImportLeads, args).await?;
+        if input.max_leads.is_none() && requested < pool.reachable {
+            reply.text.push_str(&format!(
+                "\n\nThe pool has {} people but the plan allows {} more leads this month, so the approval is for {}. \
+                 A bigger plan (get_plans_and_billing) lifts the limit.",
+                group_thousands(pool.count),
+                group_thousands(requested),
+                group_thousands(requested)
+            ));
+        }
+        Ok(reply)
     }
 }

@@ -43,6 +43,7 @@ pub const ALL: &[&dyn DynTool] = &[
     &target::SaveTarget,
     &target::SaveTargetFilters,
     &target::ConfirmTarget,
+    &leads::ImportLeadsTool,
     &emails::SavePlaybook,
     &emails::SaveSequence,
     &emails::ApproveSequence,

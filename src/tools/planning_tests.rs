@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::auth::ScopeSet;
+use crate::store::Db;
 use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
 use crate::tools::{Outcome, ToolOutcome};
 use crate::workspace::{ToolCall, call_tool, personal_data};
@@ -73,6 +74,7 @@ fn every_tool_names_its_missing_prerequisite() {
     refused(&db, "approve_sequence", json!({"version": 1}), "save_offer");
     refused(&db, "check_first_email", json!({}), "save_offer");
     refused(&db, "estimate_campaign_plan", json!({}), "save_sequence");
+    refused(&db, "import_leads", json!({}), "save_target");
 
     ok(&db, "save_offer", offer(false));
     refused(&db, "save_target_filters", filters(), "save_target");
@@ -80,6 +82,7 @@ fn every_tool_names_its_missing_prerequisite() {
     refused(&db, "confirm_target", json!({}), "save_target_filters");
     refused(&db, "estimate_lead_pool", json!({}), "save_target_filters");
     refused(&db, "preview_lead_sample", json!({}), "save_target_filters");
+    refused(&db, "import_leads", json!({}), "save_target_filters");
     refused(&db, "save_sequence", steps(), "save_playbook");
     refused(&db, "approve_sequence", json!({"version": 1}), "save_sequence");
     refused(&db, "check_first_email", json!({}), "save_sequence");
@@ -87,6 +90,8 @@ fn every_tool_names_its_missing_prerequisite() {
     ok(&db, "save_sequence", steps());
     refused(&db, "check_first_email", json!({}), "save_target_filters");
     refused(&db, "estimate_campaign_plan", json!({}), "import_leads");
+    ok(&db, "save_target_filters", json!({"countries": ["Ireland"], "titles": ["CFO"]}));
+    refused(&db, "import_leads", json!({}), "confirm_target");
     refused(&db, "approve_sequence", json!({"version": 1}), "postal_address");
 }
 
@@ -424,4 +429,141 @@ fn card_fixtures_are_real_outputs() {
         stale.is_empty(),
         "card fixtures differ from the real output: {stale:?}; run UPDATE_SNAPSHOTS=1 cargo test"
     );
+}
+
+fn call_as_app(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
+    let c = ToolCall {
+        tool: tool.into(),
+        arguments,
+        principal: principal(ScopeSet::FULL, true),
+        request_id: "req_app".into(),
+    };
+    block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS))
+}
+
+fn confirmed_target(db: &MemoryDb, filters: Value) -> Value {
+    ok(db, "save_offer", offer(true));
+    ok(db, "save_target", json!({"description": "the target"}));
+    ok(db, "save_target_filters", filters);
+    let count = ok(db, "estimate_lead_pool", json!({}));
+    ok(db, "preview_lead_sample", json!({}));
+    ok(db, "confirm_target", json!({}));
+    count
+}
+
+fn on_plan(db: &MemoryDb, plan: &str) {
+    db.batch(vec![crate::store::Stmt::new(
+        "INSERT INTO billing (id, plan, status, event_at, updated_at) VALUES (1, ?, 'active', 0, 0)",
+        vec![plan.into()],
+    )])
+    .unwrap();
+}
+
+#[test]
+fn import_leads_is_an_approval_within_the_plan_and_imports_exactly_the_pool() {
+    let db = MemoryDb::new();
+    refused(&db, "import_leads", json!({}), "save_target");
+    let count =
+        confirmed_target(&db, json!({"countries": ["Ireland"], "titles": ["CFO", "Head of Finance"]}));
+    let total = count["total"].as_u64().unwrap();
+    assert!(total > 50, "{total}");
+
+    // The free plan allows 50 leads a month: asking for more names the plan that lifts it.
+    let text = refused(&db, "import_leads", json!({"max_leads": 500}), "Plan limit");
+    assert!(text.contains("Starter") && text.contains("start_checkout"), "{text}");
+    // Without a number, the approval is for what the plan still allows, and says so.
+    let out = call(&db, "import_leads", json!({}));
+    assert_eq!(out.outcome, Outcome::Ok, "{}", out.text);
+    assert!(out.text.contains("allows 50 more leads"), "{}", out.text);
+    let a = out.structured.unwrap();
+    assert_eq!(
+        (a["kind"].clone(), a["status"].clone(), a["action"].clone()),
+        (json!("approval"), json!("pending"), json!("import_leads"))
+    );
+    let impact =
+        a["impact"].as_array().unwrap().iter().map(|x| x.as_str().unwrap()).collect::<Vec<_>>().join("\n");
+    assert!(
+        impact.contains("up to 50 leads")
+            && impact.contains(&format!("pool of {}", crate::plans::group_thousands(total))),
+        "{impact}"
+    );
+    assert!(impact.contains("50 credits") && impact.contains("0 left after"), "{impact}");
+    // Asking again returns the same approval; nothing is imported before the user decides.
+    let again = ok(&db, "import_leads", json!({}));
+    assert_eq!(again["id"], a["id"]);
+    assert_eq!(crate::workspace::leads::count(&db).unwrap(), 0);
+
+    // The user approves in the card: the executor imports, counts usage, reports.
+    let decided = call_as_app(&db, "decide_approval", json!({"id": a["id"], "decision": "approve"}));
+    assert_eq!(decided.outcome, Outcome::Ok, "{}", decided.text);
+    let d = decided.structured.unwrap();
+    assert_eq!(d["status"], "done", "{d}");
+    assert!(d["result"].as_str().unwrap().starts_with("Imported 50 leads"), "{d}");
+    assert_eq!(crate::workspace::leads::count(&db).unwrap(), 50);
+    let used = crate::workspace::limits::used(&db, crate::plans::Limit::LeadsPerMonth, NOW_MS).unwrap();
+    assert_eq!(used, 50);
+    let ctx = ok(&db, "get_workspace_context", json!({}));
+    assert_eq!(ctx["leads"]["total"], 50);
+    assert_eq!(ctx["leads"]["imports"][0]["imported"], 50);
+    let leads_step =
+        ctx["journey"].as_array().unwrap().iter().find(|s| s["step"] == "leads").unwrap().clone();
+    assert_eq!(leads_step["status"], "done");
+    // The imported leads are the first people of the sample, in order.
+    let sample = ok(&db, "preview_lead_sample", json!({"count": 3}));
+    let first = crate::workspace::leads::nth(&db, 0).unwrap().unwrap();
+    assert_eq!(first.first_name, sample["leads"][0]["firstName"].as_str().unwrap());
+    // The month's allowance is used up.
+    let text = refused(&db, "import_leads", json!({}), "Plan limit");
+    assert!(text.contains("Starter"), "{text}");
+    // The first email now renders for an imported lead.
+    ok(&db, "save_playbook", json!({"tone": "plain", "angle": "close faster", "sender_name": "Anna"}));
+    ok(&db, "save_sequence", steps());
+    assert_eq!(ok(&db, "check_first_email", json!({}))["lead"]["source"], "imported");
+}
+
+#[test]
+fn a_full_import_matches_the_count_less_what_is_skipped() {
+    let db = MemoryDb::new();
+    ok(&db, "get_workspace_context", json!({}));
+    on_plan(&db, "growth");
+    let count = confirmed_target(
+        &db,
+        json!({"countries": ["Finland"], "seniorities": ["vp"], "company_sizes": ["201-500", "501-1000"]}),
+    );
+    let total = count["total"].as_u64().unwrap();
+    assert!((100..5_000).contains(&total), "{total}");
+    // Suppress one address of the pool and one whole company.
+    let sample = crate::testing::block_on(crate::leads::LeadProvider::sample(
+        &crate::leads::sandbox::Sandbox,
+        &serde_json::from_value(count["filters"].clone()).unwrap(),
+        5,
+    ))
+    .unwrap();
+    crate::workspace::suppression::add(
+        &db,
+        sample[1].email.as_deref().unwrap(),
+        crate::workspace::suppression::Reason::Unsubscribe,
+        "test",
+        NOW_MS,
+    )
+    .unwrap();
+    let a = ok(&db, "import_leads", json!({"max_leads": 50_000}));
+    let d = call_as_app(&db, "decide_approval", json!({"id": a["id"], "decision": "approve"}))
+        .structured
+        .unwrap();
+    assert_eq!(d["status"], "done", "{d}");
+    let (job, _) =
+        crate::workspace::leads::recent_imports(&db, 1).unwrap().into_iter().next().map(|j| (j, ())).unwrap();
+    assert_eq!(job.requested, total);
+    assert_eq!(job.cursor, total, "every person of the pool was walked once");
+    assert_eq!(job.skipped_suppressed, 1);
+    assert_eq!(job.imported + job.skipped_suppressed, total, "count = imported + skipped");
+    assert_eq!(crate::workspace::leads::count(&db).unwrap() as u64, job.imported);
+    assert!(d["result"].as_str().unwrap().contains("1 on the suppression list"), "{d}");
+    // A rejected or repeated request imports nothing more.
+    let b = ok(&db, "import_leads", json!({"max_leads": 10}));
+    let r =
+        call_as_app(&db, "decide_approval", json!({"id": b["id"], "decision": "reject"})).structured.unwrap();
+    assert_eq!(r["status"], "rejected");
+    assert_eq!(crate::workspace::leads::count(&db).unwrap() as u64, job.imported);
 }

@@ -13,11 +13,14 @@ use std::collections::HashSet;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::suppression;
+use super::approvals::{Action, ExecCx, ExecError, Executed, Proposal};
+use super::{limits, suppression};
 use crate::compliance::email_hash;
 use crate::leads::filters::Filters;
 use crate::leads::{LeadError, LeadProvider};
+use crate::plans::{Limit, group_thousands};
 use crate::store::{Db, Stmt, StoreError, from_document, to_document};
+use crate::tools::{Refusal, ToolCx};
 
 /// People fetched per batch (one Apollo search page).
 pub const BATCH: usize = 100;
@@ -195,17 +198,6 @@ pub fn recent_imports(db: &dyn Db, limit: i64) -> Result<Vec<Import>, StoreError
     rows.into_iter().map(|r| r.into_import().map(|x| x.0)).collect()
 }
 
-/// Leads imported in a month (`YYYY-MM`), for the plan's monthly limit.
-pub fn imported_in_month(db: &dyn Db, month: &str) -> Result<u64, StoreError> {
-    Ok(n(db
-        .query(Stmt::new(
-            "SELECT COALESCE(SUM(imported), 0) FROM lead_imports WHERE month = ?",
-            vec![month.into()],
-        ))?
-        .scalar_i64()
-        .unwrap_or(0)))
-}
-
 /// The month of a platform time, `YYYY-MM` (UTC).
 pub fn month_of(ms: i64) -> String {
     crate::estimate::date_of(ms).format("%Y-%m").to_string()
@@ -278,7 +270,8 @@ struct Existing {
 }
 
 /// Advances a job by at most `max_batches` batches. Returns the job's state; `Done` once the
-/// requested number is imported or the pool is exhausted.
+/// requested number is imported or the pool is exhausted. Each batch's leads are counted
+/// against the plan's leads-per-month usage in the same transaction that inserts them.
 pub async fn advance(
     db: &dyn Db,
     provider: &dyn LeadProvider,
@@ -373,6 +366,7 @@ pub async fn advance(
         let leads_json = serde_json::to_string(&fresh).map_err(|e| StoreError::Document(e.to_string()))?;
         let to_i = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         db.batch(vec![
+            limits::consume(Limit::LeadsPerMonth, to_i(imported), now_ms),
             Stmt::new(
                 "INSERT INTO leads (email, email_hash, first_name, last_name, title, seniority, department, company, \
                  company_domain, industry, company_size, country, city, email_status, provider, provider_id, import_id, \
@@ -417,7 +411,8 @@ pub async fn advance(
     load_import(db, id)?.map(|x| x.0).ok_or_else(|| ImportError::Unknown(id.to_owned()))
 }
 
-fn finish(db: &dyn Db, id: &str, now_ms: i64) -> Result<(), StoreError> {
+/// Marks a job done (it will not resume).
+pub fn finish(db: &dyn Db, id: &str, now_ms: i64) -> Result<(), StoreError> {
     db.exec(
         "UPDATE lead_imports SET status = 'done', finished_at = ? WHERE id = ? AND status = 'running'",
         vec![now_ms.into(), id.into()],
@@ -439,6 +434,176 @@ pub struct Summary {
 /// The leads summary for the workspace view.
 pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
     Ok(Summary { total: count(db)?, imports: recent_imports(db, 5)?, suppressed: suppression::count(db)? })
+}
+
+// ---- the import_leads approval --------------------------------------------------------------
+
+/// Batches one execution imports before handing over to the approval watchdog: the sandbox is
+/// local and fast; Apollo's enrichment is rate limited, so a live import proceeds in slices.
+const SANDBOX_BATCHES: u32 = 100;
+const LIVE_BATCHES: u32 = 20;
+
+/// The `import_leads` action: bring the confirmed target's leads into the workspace.
+pub struct ImportLeads;
+
+/// Its frozen arguments: what the user approves.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImportArgs {
+    /// The target's filters when asked.
+    pub filters: Filters,
+    /// The target's version when asked.
+    pub target_version: i64,
+    /// The lead provider.
+    pub provider: String,
+    /// Leads to import.
+    pub requested: u64,
+    /// The pool's size when asked.
+    pub pool: u64,
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", group_thousands(n), if n == 1 { one } else { many })
+}
+
+/// What a finished (or stopped) import did, for the user.
+pub fn describe(job: &Import) -> String {
+    let mut skipped = Vec::new();
+    if job.skipped_known + job.skipped_duplicate > 0 {
+        skipped.push(format!(
+            "{} already in the workspace",
+            group_thousands(job.skipped_known + job.skipped_duplicate)
+        ));
+    }
+    if job.skipped_suppressed > 0 {
+        skipped.push(format!("{} on the suppression list", group_thousands(job.skipped_suppressed)));
+    }
+    if job.skipped_no_email > 0 {
+        skipped.push(format!("{} without a work address", group_thousands(job.skipped_no_email)));
+    }
+    if job.skipped_excluded > 0 {
+        skipped.push(format!("{} excluded", group_thousands(job.skipped_excluded)));
+    }
+    let mut t = format!("Imported {}", plural(job.imported, "lead", "leads"));
+    if job.imported < job.requested {
+        t.push_str(&format!(" of the {} asked for (the pool has no more)", group_thousands(job.requested)));
+    }
+    if !skipped.is_empty() {
+        t.push_str(&format!("; skipped {}", skipped.join(", ")));
+    }
+    t.push_str(&format!("; {} used.", plural(job.credits, "credit", "credits")));
+    t
+}
+
+fn refusal_text(r: Refusal) -> String {
+    match r {
+        Refusal::Guidance(t) | Refusal::InvalidArguments(t) | Refusal::Internal(t) => t,
+    }
+}
+
+impl Action for ImportLeads {
+    type Args = ImportArgs;
+    const NAME: &'static str = "import_leads";
+
+    async fn propose(&self, cx: &ToolCx<'_>, args: &ImportArgs) -> Result<Proposal, Refusal> {
+        let allowance =
+            limits::check(cx.db, cx.config, cx.now_ms, Limit::LeadsPerMonth, args.requested as i64)?;
+        let sandbox = args.provider == "sandbox";
+        let mut impact = vec![
+            format!(
+                "Imports up to {} from the confirmed target's pool of {} people ({}).",
+                plural(args.requested, "lead", "leads"),
+                group_thousands(args.pool),
+                args.filters.summary()
+            ),
+            format!(
+                "Uses up to {} at the lead provider ({}): one per revealed work address; people already in the \
+                 workspace cost nothing and are skipped.",
+                plural(args.requested, "credit", "credits"),
+                if sandbox { "sandbox: simulated credits" } else { "Apollo" }
+            ),
+            format!(
+                "Counts against the {} plan's {} leads this month: {} used so far, {} left after this import.",
+                cx.config.plans.find(&allowance.plan).map_or(allowance.plan.as_str(), |p| p.name.as_str()),
+                group_thousands(allowance.limit.max(0) as u64),
+                group_thousands(allowance.used.max(0) as u64),
+                group_thousands(allowance.left_after.max(0) as u64)
+            ),
+            "Addresses on the suppression list and leads already imported are skipped.".to_owned(),
+        ];
+        if !sandbox {
+            impact.push("Credits spent at Apollo are not refunded.".to_owned());
+        }
+        Ok(Proposal {
+            summary: format!(
+                "Import {} ({})",
+                plural(args.requested, "lead", "leads"),
+                args.filters.summary()
+            ),
+            impact,
+            cost: None,
+            irreversible: !sandbox,
+        })
+    }
+
+    async fn execute(&self, cx: &ExecCx<'_>, args: ImportArgs) -> Result<Executed, ExecError> {
+        let provider = crate::leads::provider(cx.config, cx.outbound);
+        if provider.name() != args.provider {
+            return Err(ExecError::Failed(format!(
+                "The lead provider changed since this import was asked for ({} then, {} now); ask again.",
+                args.provider,
+                provider.name()
+            )));
+        }
+        let id = cx.idempotency_key("import");
+        if load_import(cx.db, &id)?.is_none() {
+            // Usage may have grown since the approval was asked for: never go over the plan.
+            let used = limits::used(cx.db, Limit::LeadsPerMonth, cx.now_ms)?.max(0) as u64;
+            let plan = crate::workspace::billing::current(cx.db, cx.config)?;
+            let cap = plan.plan.limits.leads_per_month.max(0) as u64;
+            let requested = args.requested.min(cap.saturating_sub(used));
+            if requested == 0 {
+                let text =
+                    limits::check(cx.db, cx.config, cx.now_ms, Limit::LeadsPerMonth, args.requested as i64)
+                        .err()
+                        .map_or_else(|| "The plan allows no more leads this month.".to_owned(), refusal_text);
+                return Err(ExecError::Failed(text));
+            }
+            start(cx.db, &id, &args.filters, &args.provider, requested, cx.now_ms)?;
+        }
+        let budget = if args.provider == "sandbox" { SANDBOX_BATCHES } else { LIVE_BATCHES };
+        match advance(cx.db, provider.as_ref(), &id, budget, cx.now_ms).await {
+            Ok(job) if job.status == Status::Done => {
+                Ok(Executed { result: describe(&job), writes: Vec::new() })
+            }
+            // Not finished within this execution: the approval watchdog runs it again with the same
+            // key, which resumes at the job's cursor.
+            Ok(job) => Err(ExecError::Unknown(format!(
+                "import in progress: {} of {} imported",
+                job.imported, job.requested
+            ))),
+            Err(ImportError::Store(e)) => Err(ExecError::Store(e)),
+            Err(ImportError::Unknown(id)) => Err(ExecError::Failed(format!("The import job {id} vanished."))),
+            Err(ImportError::Provider(e)) => match e {
+                LeadError::RateLimited { .. } | LeadError::Unavailable(_) => {
+                    Err(ExecError::Unknown(e.to_string()))
+                }
+                definite => {
+                    let job = load_import(cx.db, &id)?.map(|x| x.0);
+                    match job {
+                        Some(job) if job.imported > 0 || job.credits > 0 => {
+                            finish(cx.db, &id, cx.now_ms)?;
+                            Ok(Executed {
+                                result: format!("{} Then the import stopped: {definite}.", describe(&job)),
+                                writes: Vec::new(),
+                            })
+                        }
+                        _ => Err(ExecError::Failed(format!("Nothing was imported: {definite}."))),
+                    }
+                }
+            },
+        }
+    }
 }
 
 #[cfg(test)]
@@ -497,7 +662,8 @@ mod tests {
         assert_eq!(report.imported + report.skipped_suppressed, total, "count = import + skipped");
         assert_eq!(report.credits, total, "one simulated credit per revealed address");
         assert_eq!(count(&db).unwrap() as u64, report.imported);
-        assert_eq!(imported_in_month(&db, "2026-11").unwrap(), report.imported);
+        let used = crate::workspace::limits::used(&db, crate::plans::Limit::LeadsPerMonth, NOW_MS).unwrap();
+        assert_eq!(used as u64, report.imported, "the plan's usage counts exactly the imported leads");
         // Running it again changes nothing.
         let again = block_on(advance(&db, &Sandbox, "imp_1", 5, NOW_MS)).unwrap();
         assert_eq!(again, report);

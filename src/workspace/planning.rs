@@ -137,6 +137,13 @@ pub fn load(db: &dyn Db, progress: &mut Progress) -> Result<Planning, StoreError
     }
     if leads.total > 0 {
         progress.done(Step::Leads);
+    } else if t.as_ref().is_some_and(|t| t.confirmed) {
+        progress.next_within(
+            Step::Leads,
+            "import_leads",
+            "Importing spends provider credits, so it is an approval the user decides: ask for it with import_leads \
+             when they are ready, and let them decide.",
+        );
     }
     Ok(Planning {
         target: t,

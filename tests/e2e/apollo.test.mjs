@@ -179,3 +179,33 @@ test("the preview is the first search page: no emails, obfuscated surnames, logg
   assert.equal(ctx.personalDataAccess.accesses, 1);
   await c.close();
 });
+
+test("an approved import pages the search and enriches ten people per call, counting credits", async () => {
+  const app = await connect(worker, { sub: "apollo-import@example.com", app: true });
+  await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
+  await ok(app, "save_target", { description: "Sales leaders in the US" });
+  await ok(app, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
+  await ok(app, "estimate_lead_pool");
+  await ok(app, "preview_lead_sample");
+  await ok(app, "confirm_target");
+  const approval = await ok(app, "import_leads");
+  assert.ok(approval.impact.some((l) => /up to 50 leads/.test(l)), "the free plan's 50 a month");
+  assert.ok(approval.impact.some((l) => /Apollo/.test(l)));
+  assert.equal(approval.irreversible, true, "Apollo credits are not refunded");
+  fake.state.requests.length = 0;
+  const decided = await ok(app, "decide_approval", { id: approval.id, decision: "approve" });
+  assert.equal(decided.status, "done", JSON.stringify(decided));
+  const enrich = fake.state.requests.filter((r) => r.path === "/api/v1/people/bulk_match");
+  const ids = enrich.flatMap((r) => JSON.parse(r.body).details.map((d) => d.id));
+  assert.ok(enrich.every((r) => JSON.parse(r.body).details.length <= 10), "at most 10 people per bulk_match");
+  assert.equal(new Set(ids).size, ids.length, "nobody is enriched twice");
+  assert.ok(searches().every((r) => r.query.get("per_page") === "100"), "import pages are full pages");
+  const ctx = await ok(app, "get_workspace_context");
+  const job = ctx.leads.imports[0];
+  assert.equal(job.imported, 50);
+  assert.equal(ctx.leads.total, 50);
+  assert.ok(job.skippedNoEmail > 0, "locked addresses are not imported");
+  assert.equal(job.credits, 50, "one credit per revealed address, as Apollo reported");
+  assert.match(decided.result, /Imported 50 leads; skipped \d+ without a work address; 50 credits used\./);
+  await app.close();
+});

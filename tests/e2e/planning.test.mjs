@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect } from "./harness.mjs";
+import { subscribed } from "./billing-helpers.mjs";
 
 let worker;
 before(async () => {
@@ -90,16 +91,20 @@ test("every prerequisite is refused with the step it needs", async () => {
   await refused(c, "approve_sequence", { version: 1 }, /save_offer/);
   await refused(c, "check_first_email", {}, /save_offer/);
   await refused(c, "estimate_campaign_plan", {}, /save_sequence/);
+  await refused(c, "import_leads", {}, /save_target/);
   await ok(c, "save_offer", { ...OFFER, postal_address: undefined });
   await refused(c, "save_target_filters", { titles: ["CFO"] }, /save_target/);
   await ok(c, "save_target", { description: "CFOs in Ireland" });
   await refused(c, "confirm_target", {}, /save_target_filters/);
+  await refused(c, "import_leads", {}, /save_target_filters/);
   await refused(c, "save_sequence", STEPS, /save_playbook/);
   await ok(c, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Anna" });
   const seq = await ok(c, "save_sequence", STEPS);
   await refused(c, "approve_sequence", { version: seq.version }, /postal_address/);
   await refused(c, "check_first_email", {}, /save_target_filters/);
   await refused(c, "estimate_campaign_plan", {}, /import_leads/);
+  await ok(c, "save_target_filters", { countries: ["Ireland"], titles: ["CFO"] });
+  await refused(c, "import_leads", {}, /confirm_target/);
   // Schema-invalid arguments are refusals too.
   await refused(c, "preview_lead_sample", { count: 11 }, /count/);
   await refused(c, "save_target_filters", { titles: ["CFO"], colour: "blue" }, /colour/);
@@ -209,6 +214,33 @@ test("from an empty workspace to a confirmed target, an approved sequence and a 
   assert.ok(est.assumptions.some((a) => /not sized yet/.test(a)));
   assert.ok(est.endDate >= est.startDate);
 
+  // Importing is an approval the user decides; the free plan allows 50 leads a month.
+  const tooMany = await refused(c, "import_leads", { max_leads: 1000 }, /Plan limit/);
+  assert.match(tooMany, /Starter/);
+  const approval = await ok(c, "import_leads");
+  assert.equal(approval.kind, "approval");
+  assert.equal(approval.status, "pending");
+  assert.equal(approval.action, "import_leads");
+  assert.equal(approval.decideHere, false, "not the Claude app: the user decides on the VibeSell page");
+  assert.ok(approval.impact.some((l) => /up to 50 leads/.test(l)) && approval.impact.some((l) => /50 credits/.test(l)), approval.impact.join("\n"));
+  assert.ok(approval.impact.some((l) => /Free plan's 50 leads this month: 0 used so far, 0 left after/.test(l)), approval.impact.join("\n"));
+  assert.equal((await ok(c, "get_workspace_context")).leads.total, 0, "nothing before the user decides");
+  const app = await connect(worker, { sub: "planner@example.com", app: true });
+  const decided = await ok(app, "decide_approval", { id: approval.id, decision: "approve" });
+  assert.equal(decided.status, "done", JSON.stringify(decided));
+  assert.match(decided.result, /^Imported 50 leads; 50 credits used\.$/);
+  ctx = await ok(c, "get_workspace_context");
+  assert.equal(ctx.leads.total, 50);
+  assert.equal(ctx.leads.imports[0].imported, 50);
+  assert.equal(stepStatus(ctx, "leads"), "done");
+  const firstForLead = await ok(c, "check_first_email");
+  assert.equal(firstForLead.lead.source, "imported");
+  assert.equal(firstForLead.lead.name, first.lead.name, "the first imported lead is the first person of the sample");
+  const estImported = await ok(c, "estimate_campaign_plan");
+  assert.equal(estImported.leads, 50);
+  assert.equal(estImported.leadsBasis, "workspace");
+  await app.close();
+
   // Changing the target later takes the confirmation back.
   const changed = await ok(c, "save_target_filters", { countries: ["Ireland"], titles: ["CFO"] });
   assert.equal(changed.confirmed, false);
@@ -276,6 +308,40 @@ test("the sandbox's count agrees with its sample over random filters, and the sa
   }
   assert.ok(nonEmpty >= 15, `${nonEmpty} of 25 random filters matched someone`);
   await c.close();
+});
+
+test("count = sample = import over random filters, in a workspace on the Growth plan", async () => {
+  const app = await subscribed(worker, "importer@example.com", "growth");
+  await ok(app, "save_offer", OFFER);
+  await ok(app, "save_target", { description: "random targets" });
+  const r = rng(7);
+  let imported = 0;
+  let checked = 0;
+  for (let i = 0; i < 60 && checked < 10; i++) {
+    const f = randomFilters(r);
+    const counted = await ok(app, "estimate_lead_pool", f);
+    if (counted.total === 0 || counted.total > 300) continue;
+    await ok(app, "save_target_filters", f);
+    await ok(app, "preview_lead_sample");
+    await ok(app, "confirm_target");
+    const approval = await ok(app, "import_leads", { max_leads: counted.total });
+    const decided = await ok(app, "decide_approval", { id: approval.id, decision: "approve" });
+    assert.equal(decided.status, "done", JSON.stringify(decided));
+    const job = (await ok(app, "get_workspace_context")).leads.imports[0];
+    assert.equal(job.requested, counted.total, JSON.stringify(f));
+    assert.equal(job.cursor, counted.total, `every person walked once: ${JSON.stringify(f)}`);
+    assert.equal(
+      job.imported + job.skippedKnown + job.skippedDuplicate + job.skippedSuppressed + job.skippedNoEmail,
+      counted.total,
+      `count = imported + skipped: ${JSON.stringify({ f, job })}`,
+    );
+    imported += job.imported;
+    checked++;
+  }
+  assert.ok(checked >= 8, `${checked} filters imported`);
+  const ctx = await ok(app, "get_workspace_context");
+  assert.equal(ctx.leads.total, imported, "the workspace holds exactly what the imports reported");
+  await app.close();
 });
 
 test("counting the broadest filter is fast in the Worker", async () => {
