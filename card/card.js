@@ -737,12 +737,13 @@
       var steps = [["words", "In words"], ["filters", "As filters"], ["confirmed", "Confirmed"]];
       var idx = steps.map(function (s) { return s[0]; }).indexOf(stage);
       var groups = ["countries", "titles", "seniorities", "departments", "industries", "companySizes", "keywords"].filter(function (k) { return list(f[k]).length; });
+      var excluded = list(f.excludeTitles).concat(list(f.excludeIndustries), list(f.excludeCompanyDomains), list(f.exclusions));
       return [
         header(LABELS.target, d.name || "Your ideal customer", d.confirmed ? badge("Confirmed", "ok") : badge("Draft", "warn")),
         el("ol", { class: "stepper" }, steps.map(function (s, i) { return el("li", { class: i < idx ? "done" : i === idx ? "current" : "todo" }, s[1]); })),
         isStr(d.description) ? el("blockquote", { class: "pitch" }, d.description) : null,
         groups.length ? el("div", { class: "facets" }, groups.map(function (k) { return el("div", { class: "facet" }, el("div", { class: "fl" }, human(k)), chips(f[k])); })) : null,
-        list(f.exclusions).length ? section("Excluded", chips(f.exclusions, "neg")) : null,
+        excluded.length ? section("Excluded", chips(excluded, "neg")) : null,
         !d.confirmed && stage === "filters" ? el("p", { class: "small muted" }, "Confirm the target when the lead pool looks right; the lead steps use the confirmed target.") : null
       ];
     },
