@@ -362,3 +362,23 @@ test("counting the broadest filter is fast in the Worker", async () => {
   assert.ok(median < 250, `median ${median} ms`);
   await c.close();
 });
+
+test("a large import finishes within the approval's decision", async () => {
+  const app = await subscribed(worker, "bulk@example.com", "growth");
+  await ok(app, "save_offer", OFFER);
+  await ok(app, "save_target", { description: "VPs in the UK" });
+  await ok(app, "save_target_filters", { countries: ["United Kingdom"], seniorities: ["vp"] });
+  const pool = await ok(app, "estimate_lead_pool");
+  assert.ok(pool.total > 4000, `${pool.total}`);
+  await ok(app, "preview_lead_sample");
+  await ok(app, "confirm_target");
+  const approval = await ok(app, "import_leads", { max_leads: 4000 });
+  const t0 = performance.now();
+  const decided = await ok(app, "decide_approval", { id: approval.id, decision: "approve" });
+  const ms = performance.now() - t0;
+  console.log(`import of 4,000 sandbox leads inside decide_approval: ${ms.toFixed(0)} ms`);
+  assert.equal(decided.status, "done", JSON.stringify(decided));
+  assert.match(decided.result, /^Imported 4,000 leads; 4,000 credits used\.$/);
+  assert.equal((await ok(app, "get_workspace_context")).leads.total, 4000);
+  await app.close();
+});
