@@ -109,6 +109,8 @@ pub trait Platform {
     fn objects(&self) -> &dyn AuthObjects;
     /// Outbound HTTP: client metadata documents and the OpenID provider.
     fn outbound(&self) -> &dyn Outbound;
+    /// RS256 signature checks (the OpenID provider's ID tokens).
+    fn rs256(&self) -> &dyn oauth::oidc::Rs256Verifier;
 }
 
 /// Sends [`Op`]s to workspaces (their Durable Objects on Workers).
@@ -152,7 +154,9 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
             method_not_allowed("GET, HEAD, OPTIONS", &mut trace)
         }
         // The authorization server's JSON endpoints, callable from browser-based clients.
-        ("POST", oauth::REGISTER_PATH) => oauth::register::handle(req, config, platform, &mut trace).await,
+        ("POST", oauth::REGISTER_PATH) => {
+            boxed(oauth::register::handle(req, config, platform, &mut trace)).await
+        }
         ("OPTIONS", oauth::REGISTER_PATH) => metadata::public_preflight("POST"),
         (_, oauth::REGISTER_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
         ("POST", "/v1/stripe/webhook") => {
@@ -162,30 +166,38 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
         (_, p) if p.starts_with("/sandbox/checkout/") || p.starts_with("/sandbox/portal/") => {
             billing_http::sandbox_page(req, config, platform, &mut trace).await
         }
-        ("POST", oauth::TOKEN_PATH) => oauth::token::handle(req, config, platform, &mut trace).await,
+        ("POST", oauth::TOKEN_PATH) => boxed(oauth::token::handle(req, config, platform, &mut trace)).await,
         ("OPTIONS", oauth::TOKEN_PATH) => metadata::public_preflight("POST"),
         (_, oauth::TOKEN_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
-        ("POST", oauth::REVOKE_PATH) => oauth::revoke::handle(req, config, platform, &mut trace).await,
+        ("POST", oauth::REVOKE_PATH) => boxed(oauth::revoke::handle(req, config, platform, &mut trace)).await,
         ("OPTIONS", oauth::REVOKE_PATH) => metadata::public_preflight("POST"),
         (_, oauth::REVOKE_PATH) => method_not_allowed("POST, OPTIONS", &mut trace),
         // The browser side: authorization, sign-in and consent pages.
-        ("GET", oauth::AUTHORIZE_PATH) => oauth::authorize::handle(req, config, platform, &mut trace).await,
+        ("GET", oauth::AUTHORIZE_PATH) => {
+            boxed(oauth::authorize::handle(req, config, platform, &mut trace)).await
+        }
         (_, oauth::AUTHORIZE_PATH) => method_not_allowed("GET", &mut trace),
-        ("GET", oauth::CONSENT_PATH) => oauth::consent::show(req, config, platform, &mut trace).await,
-        ("POST", oauth::CONSENT_PATH) => oauth::consent::decide(req, config, platform, &mut trace).await,
+        ("GET", oauth::CONSENT_PATH) => boxed(oauth::consent::show(req, config, platform, &mut trace)).await,
+        ("POST", oauth::CONSENT_PATH) => {
+            boxed(oauth::consent::decide(req, config, platform, &mut trace)).await
+        }
         (_, oauth::CONSENT_PATH) => method_not_allowed("GET, POST", &mut trace),
-        ("GET", oauth::SIGNIN_PATH) => oauth::session::signin(req, config, platform).await,
+        ("GET", oauth::SIGNIN_PATH) => boxed(oauth::session::signin(req, config, platform)).await,
         ("POST", oauth::SIGNIN_DEV_PATH) => {
-            oauth::session::dev_signin(req, config, platform, &mut trace).await
+            boxed(oauth::session::dev_signin(req, config, platform, &mut trace)).await
         }
-        ("POST", oauth::SIGNOUT_PATH) => oauth::session::signout(req, config, platform, &mut trace).await,
-        ("GET", oauth::SIGNIN_OIDC_PATH) => oauth::oidc::start(req, config, platform, &mut trace).await,
+        ("POST", oauth::SIGNOUT_PATH) => {
+            boxed(oauth::session::signout(req, config, platform, &mut trace)).await
+        }
+        ("GET", oauth::SIGNIN_OIDC_PATH) => {
+            boxed(oauth::oidc::start(req, config, platform, &mut trace)).await
+        }
         ("GET", oauth::SIGNIN_CALLBACK_PATH) => {
-            oauth::oidc::callback(req, config, platform, &mut trace).await
+            boxed(oauth::oidc::callback(req, config, platform, &mut trace)).await
         }
-        ("GET", oauth::ACCOUNT_PATH) => oauth::account::show(req, platform).await,
+        ("GET", oauth::ACCOUNT_PATH) => boxed(oauth::account::show(req, platform)).await,
         ("POST", oauth::ACCOUNT_REVOKE_PATH) => {
-            oauth::account::revoke(req, config, platform, &mut trace).await
+            boxed(oauth::account::revoke(req, config, platform, &mut trace)).await
         }
         // The web pages behind `appUrl`: the workspace, and deciding approvals.
         ("GET", webapp::HOME_PATH) => webapp::home(req, platform, &mut trace).await,
@@ -317,6 +329,14 @@ fn with_cors(response: HttpResponse, req: &HttpRequest, config: &Config) -> Http
             .with("vary", "Origin"),
         _ => response,
     }
+}
+
+/// Awaits a handler through a `dyn` future, so that its state machine is compiled once as its
+/// own function rather than inlined into `route`'s: inlining every handler (and the async
+/// helpers each of them inlines) more than doubled the Worker's wasm.
+async fn boxed<'a>(handler: impl std::future::Future<Output = HttpResponse> + 'a) -> HttpResponse {
+    let handler: LocalBoxFuture<'a, HttpResponse> = Box::pin(handler);
+    handler.await
 }
 
 fn method_not_allowed(allow: &str, trace: &mut Trace) -> HttpResponse {

@@ -324,6 +324,41 @@ impl Platform for TestPlatform {
     fn outbound(&self) -> &dyn Outbound {
         self
     }
+    fn rs256(&self) -> &dyn crate::oauth::oidc::Rs256Verifier {
+        &NativeRs256
+    }
+}
+
+/// RS256 verification with the `rsa` crate (a dev-dependency), standing in for WebCrypto.
+pub struct NativeRs256;
+
+impl crate::oauth::oidc::Rs256Verifier for NativeRs256 {
+    fn verify<'a>(
+        &'a self,
+        n: &'a str,
+        e: &'a str,
+        message: &'a [u8],
+        signature: &'a [u8],
+    ) -> LocalBoxFuture<'a, bool> {
+        use base64::Engine as _;
+        use jwt_compact::alg::{Rsa, RsaPublicKey};
+        use jwt_compact::jwk::JsonWebKey;
+        use jwt_compact::{Algorithm as _, AlgorithmSignature as _};
+        Box::pin(async move {
+            let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+            let (Ok(n), Ok(e)) = (b64.decode(n), b64.decode(e)) else { return false };
+            let jwk = JsonWebKey::Rsa {
+                modulus: std::borrow::Cow::Owned(n),
+                public_exponent: std::borrow::Cow::Owned(e),
+                private_parts: None,
+            };
+            let Ok(key) = RsaPublicKey::try_from(&jwk) else { return false };
+            let Ok(signature) = <Rsa as jwt_compact::Algorithm>::Signature::try_from_slice(signature) else {
+                return false;
+            };
+            Rsa::rs256().verify_signature(&signature, &key, message)
+        })
+    }
 }
 
 impl Kv for TestPlatform {

@@ -2,6 +2,7 @@
 //! `worker::Request` into an [`HttpRequest`], gives the router a [`Platform`] over the Worker's
 //! environment, writes the log line, and hosts the workspace Durable Object.
 
+mod crypto;
 mod db;
 mod oauth_state;
 mod outbound;
@@ -79,6 +80,9 @@ impl Platform for EdgePlatform {
     }
     fn outbound(&self) -> &dyn Outbound {
         &outbound::WorkerFetch
+    }
+    fn rs256(&self) -> &dyn crate::oauth::oidc::Rs256Verifier {
+        &crypto::WebCryptoRs256
     }
 }
 

@@ -15,13 +15,21 @@ pub struct OAuthState {
 }
 
 impl OAuthState {
-    /// Sets the alarm to when the last entry expires (a second later).
-    async fn schedule(&self, db: &DoDb) -> worker::Result<()> {
-        let last = state::last_expiry(db).map_err(|e| worker::Error::RustError(e.to_string()))?;
-        if let Some(at) = last.and_then(|ms| DateTime::from_timestamp_millis(ms + 1000)) {
-            self.state.storage().set_alarm(at).await?;
+    /// Sets the alarm to when the last entry expires (a second later). A failure is only logged:
+    /// the operation itself has already happened (a single-use entry may be gone), and the next
+    /// operation or alarm sets the alarm again.
+    async fn schedule(&self, db: &DoDb) {
+        let result = match state::last_expiry(db) {
+            Ok(Some(ms)) => match DateTime::from_timestamp_millis(ms + 1000) {
+                Some(at) => self.state.storage().set_alarm(at).await.map_err(|e| e.to_string()),
+                None => Ok(()),
+            },
+            Ok(None) => Ok(()),
+            Err(e) => Err(e.to_string()),
+        };
+        if let Err(e) = result {
+            worker::console_log!("{}", serde_json::json!({ "event": "oauth_state_alarm", "error": e }));
         }
-        Ok(())
     }
 }
 
@@ -38,7 +46,7 @@ impl DurableObject for OAuthState {
         let db = DoDb::new(self.state.storage());
         match state::apply(&db, op, super::now_ms()) {
             Ok(reply) => {
-                self.schedule(&db).await?;
+                self.schedule(&db).await;
                 Response::from_json(&reply)
             }
             Err(e) => Response::error(format!("state: {e}"), 500),
@@ -49,7 +57,7 @@ impl DurableObject for OAuthState {
         let db = DoDb::new(self.state.storage());
         match state::purge(&db, super::now_ms()) {
             Ok(true) => self.state.storage().delete_all().await?,
-            Ok(false) => self.schedule(&db).await?,
+            Ok(false) => self.schedule(&db).await,
             Err(e) => return Response::error(format!("purge: {e}"), 500),
         }
         Response::ok("purged")

@@ -52,8 +52,6 @@ pub struct Pending {
     pub app: bool,
     /// Whether the client uses refresh tokens.
     pub refresh: bool,
-    /// Whether errors may be redirected without asking the user.
-    pub trusted_redirect: bool,
 }
 
 /// The `OAuthState` object and key of a pending request's handle.
@@ -287,11 +285,10 @@ pub async fn handle(
     let back = |e: OAuthError, trace: &mut Trace| {
         error_to_client(&e, &redirect_uri, state.as_deref(), trusted, config, trace)
     };
-    let pending =
-        match validate(config, &client, &query, raw, &redirect_uri, in_request, state.clone(), trusted) {
-            Ok(pending) => pending,
-            Err(e) => return back(e, trace),
-        };
+    let pending = match validate(config, &client, &query, raw, &redirect_uri, in_request, state.clone()) {
+        Ok(pending) => pending,
+        Err(e) => return back(e, trace),
+    };
     let browser = Browser::of(req);
     let handle = tokens::new_secret();
     let (object, key) = pending_location(&handle);
@@ -322,7 +319,6 @@ pub async fn handle(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn validate(
     config: &Config,
     client: &Client,
@@ -331,7 +327,6 @@ fn validate(
     redirect_uri: &str,
     in_request: bool,
     state: Option<String>,
-    trusted_redirect: bool,
 ) -> Result<Pending, OAuthError> {
     for name in ["state", "response_type", "code_challenge", "code_challenge_method", "scope"] {
         query.get(name)?;
@@ -377,7 +372,6 @@ fn validate(
         code_challenge: challenge.to_owned(),
         app: client.is_app(config),
         refresh: client.refresh_allowed(),
-        trusted_redirect,
     })
 }
 

@@ -22,6 +22,7 @@ use crate::http::HttpRequest;
 use crate::ids;
 use crate::kv::Kv;
 use crate::outbound::Outbound;
+use crate::tools::registry::LocalBoxFuture;
 
 /// KV records of dynamically registered clients expire when unused this long; using a client
 /// renews its record (see [`renew_if_old`]).
@@ -367,7 +368,19 @@ pub async fn store(
 /// Finds a client by id: KV, then the fallback copy; or, for an https client id, its metadata
 /// document (cached). `Ok(None)` for an unknown client; `Err` only when storage or the network
 /// failed, or a metadata document is invalid.
-pub async fn find(
+pub fn find<'a>(
+    config: &'a Config,
+    kv: &'a dyn Kv,
+    objects: &'a dyn AuthObjects,
+    outbound: &'a dyn Outbound,
+    client_id: &'a str,
+    now_ms: i64,
+) -> LocalBoxFuture<'a, Result<Option<Client>, OAuthError>> {
+    // Boxed: called from four endpoints, compiled once (wasm size).
+    Box::pin(find_client(config, kv, objects, outbound, client_id, now_ms))
+}
+
+async fn find_client(
     config: &Config,
     kv: &dyn Kv,
     objects: &dyn AuthObjects,

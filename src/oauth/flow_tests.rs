@@ -1779,3 +1779,80 @@ mod openid_sign_in {
         assert_eq!((r.status, data_error(&r).as_deref()), (403, Some("csrf")));
     }
 }
+
+mod limits_of_requests {
+    use super::*;
+
+    #[test]
+    fn a_client_cannot_ask_for_more_than_the_scope_it_registered() {
+        let p = TestPlatform::new();
+        let mut body = public_client(LOOPBACK);
+        body["scope"] = json!("mcp");
+        let client_id = json_of(&register(&p, &body))["client_id"].as_str().unwrap().to_owned();
+        let jar = Jar::default();
+        let r = jar.get(&p, &authorize_url(&client_id, CALLBACK, &[("scope", "mcp mcp:act")]));
+        assert_eq!(param(&location(&r), "error").as_deref(), Some("invalid_scope"));
+        let page =
+            to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[("scope", "")]), "s@example.com");
+        assert!(!html(&page).contains("value=\"act\""), "no scope asked: what it registered, read only");
+    }
+
+    #[test]
+    fn oversized_and_malformed_page_forms_change_nothing() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let page = html(&to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]), "f@example.com"));
+        let padding = "x".repeat(20_000);
+        let big = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[
+                ("request", &consent_field(&page, "request")),
+                ("csrf", &consent_field(&page, "csrf")),
+                ("decision", "approve"),
+                ("access", "act"),
+                ("pad", &padding),
+            ],
+        );
+        assert_eq!((big.status, data_error(&big).as_deref()), (400, Some("invalid_request")));
+        let cookie = jar.header();
+        let json_post = send(
+            &p,
+            request(
+                "POST",
+                "/v1/oauth/consent",
+                &[("cookie", &cookie), ("content-type", "application/json")],
+                b"{}",
+            ),
+        );
+        assert_eq!((json_post.status, data_error(&json_post).as_deref()), (400, Some("invalid_request")));
+        let odd = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[
+                ("request", &consent_field(&page, "request")),
+                ("csrf", &consent_field(&page, "csrf")),
+                ("decision", "maybe"),
+            ],
+        );
+        assert_eq!((odd.status, data_error(&odd).as_deref()), (400, Some("invalid_request")));
+        let widen = jar.post(
+            &p,
+            "/v1/oauth/consent",
+            &[
+                ("request", &consent_field(&page, "request")),
+                ("csrf", &consent_field(&page, "csrf")),
+                ("decision", "approve"),
+                ("access", "admin"),
+            ],
+        );
+        assert_eq!((widen.status, data_error(&widen).as_deref()), (400, Some("invalid_request")));
+        assert_eq!(p.state_entries("flow:"), 1, "the request is still pending");
+        assert_eq!(approve(&p, &jar, &to_consent_again(&p, &jar, &page), "act").status, 303);
+    }
+
+    fn to_consent_again(p: &TestPlatform, jar: &Jar, page: &str) -> HttpResponse {
+        jar.get(p, &format!("/v1/oauth/consent?request={}", consent_field(page, "request")))
+    }
+}

@@ -29,7 +29,7 @@ const ROTATED_KEPT_MS: i64 = 7 * 86_400_000;
 
 /// An operation on a user's grants and sessions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum AccountOp {
     /// After consent: records the grant and its authorization code.
     CreateGrant(NewGrant),
@@ -197,7 +197,7 @@ pub struct SessionInfo {
 
 /// The answer to an [`AccountOp`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "reply", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum AccountReply {
     /// The grant was recorded; `route` is this object's routing id for the code.
     GrantCreated {

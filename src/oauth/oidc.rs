@@ -15,12 +15,6 @@
 //! Metadata and keys are fetched at each sign-in, which is rare; a key rotation is therefore
 //! picked up at once.
 
-use std::borrow::Cow;
-
-use chrono::{DateTime, Duration, Utc};
-use jwt_compact::alg::{Rsa, RsaPublicKey};
-use jwt_compact::jwk::JsonWebKey;
-use jwt_compact::{AlgorithmExt as _, UntrustedToken};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -33,6 +27,7 @@ use crate::config::{Config, OidcProvider};
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::outbound::{Outbound, OutboundRequest};
+use crate::tools::registry::LocalBoxFuture;
 
 const FETCH_TIMEOUT_MS: u32 = 5_000;
 const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
@@ -100,7 +95,15 @@ fn secure_url(raw: &str, config: &Config) -> bool {
     })
 }
 
-async fn fetch_json(outbound: &dyn Outbound, request: OutboundRequest) -> Result<Value, String> {
+fn fetch_json(
+    outbound: &dyn Outbound,
+    request: OutboundRequest,
+) -> LocalBoxFuture<'_, Result<Value, String>> {
+    // Boxed: three fetches, compiled once (wasm size).
+    Box::pin(fetch_json_now(outbound, request))
+}
+
+async fn fetch_json_now(outbound: &dyn Outbound, request: OutboundRequest) -> Result<Value, String> {
     let url = request.url.clone();
     let response = outbound
         .fetch(request.timeout(FETCH_TIMEOUT_MS).max_body(MAX_DOCUMENT_BYTES).no_redirects())
@@ -114,7 +117,15 @@ async fn fetch_json(outbound: &dyn Outbound, request: OutboundRequest) -> Result
 }
 
 /// Fetches and checks the provider's metadata.
-pub async fn discover(
+pub fn discover<'a>(
+    provider: &'a OidcProvider,
+    config: &'a Config,
+    outbound: &'a dyn Outbound,
+) -> LocalBoxFuture<'a, Result<ProviderMetadata, String>> {
+    Box::pin(fetch_metadata(provider, config, outbound))
+}
+
+async fn fetch_metadata(
     provider: &OidcProvider,
     config: &Config,
     outbound: &dyn Outbound,
@@ -137,39 +148,68 @@ pub async fn discover(
     Ok(meta)
 }
 
-/// The RSA signing keys of a JWKS, by `kid` (RFC 7517 §5).
-pub fn rsa_keys(jwks: &Value) -> Vec<(Option<String>, RsaPublicKey)> {
+/// Verifies RS256 signatures (RSASSA-PKCS1-v1_5 with SHA-256, RFC 7518 §3.3): the runtime's
+/// WebCrypto on Workers (no bignum code in the Worker's wasm), the `rsa` crate in native tests.
+pub trait Rs256Verifier {
+    /// Whether `signature` over `message` verifies under the RSA public key whose modulus and
+    /// exponent are `n` and `e` (base64url, as in a JWK).
+    fn verify<'a>(
+        &'a self,
+        n: &'a str,
+        e: &'a str,
+        message: &'a [u8],
+        signature: &'a [u8],
+    ) -> LocalBoxFuture<'a, bool>;
+}
+
+/// An RSA signing key of a JWKS (RFC 7517 §5).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RsaJwk {
+    /// Its `kid`.
+    pub kid: Option<String>,
+    /// Modulus, base64url.
+    pub n: String,
+    /// Public exponent, base64url.
+    pub e: String,
+}
+
+fn b64url_decode(s: &str) -> Option<Vec<u8>> {
     use base64::Engine as _;
-    let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s.trim_end_matches('=')).ok()
+}
+
+/// The RSA signing keys of a JWKS usable for RS256: `kty` RSA, `use` sig (or none), `alg` RS256
+/// (or none), and at least 2048 bits (RFC 7518 §3.3).
+pub fn rsa_keys(jwks: &Value) -> Vec<RsaJwk> {
     let Some(keys) = jwks.get("keys").and_then(Value::as_array) else { return Vec::new() };
     keys.iter()
         .filter(|k| k.get("kty").and_then(Value::as_str) == Some("RSA"))
         .filter(|k| k.get("use").and_then(Value::as_str).is_none_or(|u| u == "sig"))
         .filter(|k| k.get("alg").and_then(Value::as_str).is_none_or(|a| a == "RS256"))
         .filter_map(|k| {
-            let n = b64.decode(k.get("n")?.as_str()?.trim_end_matches('=')).ok()?;
-            let e = b64.decode(k.get("e")?.as_str()?.trim_end_matches('=')).ok()?;
-            let jwk = JsonWebKey::Rsa {
-                modulus: Cow::Owned(n),
-                public_exponent: Cow::Owned(e),
-                private_parts: None,
-            };
-            let key = RsaPublicKey::try_from(&jwk).ok()?;
-            // RFC 7518 §3.3: RS256 keys are at least 2048 bits.
-            (rsa_bits(&key) >= 2048).then(|| (k.get("kid").and_then(Value::as_str).map(str::to_owned), key))
+            let n = k.get("n")?.as_str()?;
+            let e = k.get("e")?.as_str()?;
+            let modulus = b64url_decode(n)?;
+            let significant = modulus.iter().skip_while(|b| **b == 0).count();
+            (significant * 8 >= 2048 && b64url_decode(e).is_some_and(|e| !e.is_empty())).then(|| RsaJwk {
+                kid: k.get("kid").and_then(Value::as_str).map(str::to_owned),
+                n: n.to_owned(),
+                e: e.to_owned(),
+            })
         })
         .collect()
 }
 
-fn rsa_bits(key: &RsaPublicKey) -> usize {
-    match JsonWebKey::from(key) {
-        JsonWebKey::Rsa { modulus, .. } => modulus.len() * 8,
-        _ => 0,
-    }
+/// A JWT `NumericDate` (RFC 7519 §2), in seconds; fractions are dropped.
+fn numeric_date(claims: &Value, name: &str) -> Option<i64> {
+    let v = claims.get(name)?;
+    v.as_i64().or_else(|| v.as_f64().filter(|f| f.is_finite()).map(|f| f as i64))
 }
 
-/// Verifies an ID token (OpenID Connect Core §3.1.3.7).
-pub fn verify_id_token(
+/// Verifies an ID token (OpenID Connect Core §3.1.3.7): RS256 with a key of the JWKS, then the
+/// claims.
+pub async fn verify_id_token(
+    verifier: &dyn Rs256Verifier,
     token: &str,
     jwks: &Value,
     issuer: &str,
@@ -177,38 +217,46 @@ pub fn verify_id_token(
     nonce: &str,
     now_ms: i64,
 ) -> Result<IdClaims, String> {
-    let untrusted = UntrustedToken::new(token).map_err(|e| format!("malformed ID token: {e}"))?;
-    if untrusted.algorithm() != "RS256" {
-        return Err(format!("ID token algorithm {:?} is not RS256", untrusted.algorithm()));
+    let parts: Vec<&str> = token.split('.').collect();
+    let [header_b64, payload_b64, signature_b64] = parts.as_slice() else {
+        return Err("malformed ID token".into());
+    };
+    let header: Value = b64url_decode(header_b64)
+        .and_then(|h| serde_json::from_slice(&h).ok())
+        .ok_or("malformed ID token header")?;
+    let alg = header.get("alg").and_then(Value::as_str).unwrap_or("");
+    if alg != "RS256" {
+        return Err(format!("ID token algorithm {alg:?} is not RS256"));
     }
     let keys = rsa_keys(jwks);
-    let key = match untrusted.header().key_id.as_deref() {
-        Some(kid) => keys.iter().find(|(k, _)| k.as_deref() == Some(kid)),
+    let key = match header.get("kid").and_then(Value::as_str) {
+        Some(kid) => keys.iter().find(|k| k.kid.as_deref() == Some(kid)),
         None if keys.len() == 1 => keys.first(),
         None => None,
     }
-    .map(|(_, key)| key)
     .ok_or("no JWKS key for the ID token")?;
-    let verified = Rsa::rs256()
-        .validator::<IdClaims>(key)
-        .validate(&untrusted)
-        .map_err(|e| format!("ID token signature or claims: {e}"))?;
-    let claims = verified.claims();
-    let now = DateTime::<Utc>::from_timestamp_millis(now_ms).unwrap_or_default();
-    let leeway = Duration::seconds(LEEWAY_SECS);
-    match claims.expiration {
-        Some(exp) if exp + leeway >= now => {}
+    let signature = b64url_decode(signature_b64).ok_or("malformed ID token signature")?;
+    let message = format!("{header_b64}.{payload_b64}");
+    if !verifier.verify(&key.n, &key.e, message.as_bytes(), &signature).await {
+        return Err("ID token signature does not verify".into());
+    }
+    let payload: Value = b64url_decode(payload_b64)
+        .and_then(|p| serde_json::from_slice(&p).ok())
+        .ok_or("malformed ID token claims")?;
+    let now = now_ms / 1000;
+    match numeric_date(&payload, "exp") {
+        Some(exp) if exp + LEEWAY_SECS >= now => {}
         Some(_) => return Err("ID token expired".into()),
         None => return Err("ID token has no exp".into()),
     }
-    if claims.issued_at.is_none_or(|iat| iat > now + leeway) {
+    if numeric_date(&payload, "iat").is_none_or(|iat| iat > now + LEEWAY_SECS) {
         return Err("ID token iat missing or in the future".into());
     }
-    let custom = &claims.custom;
-    if custom.iss != issuer {
-        return Err(format!("ID token issuer {:?}", custom.iss));
+    let claims: IdClaims = serde_json::from_value(payload).map_err(|e| format!("ID token claims: {e}"))?;
+    if claims.iss != issuer {
+        return Err(format!("ID token issuer {:?}", claims.iss));
     }
-    let audiences: Vec<&str> = match &custom.aud {
+    let audiences: Vec<&str> = match &claims.aud {
         Value::String(a) => vec![a.as_str()],
         Value::Array(items) => items.iter().filter_map(Value::as_str).collect(),
         _ => Vec::new(),
@@ -216,17 +264,17 @@ pub fn verify_id_token(
     if !audiences.contains(&client_id) {
         return Err("ID token audience is not this client".into());
     }
-    if (audiences.len() > 1 || custom.azp.is_some()) && custom.azp.as_deref() != Some(client_id) {
+    if (audiences.len() > 1 || claims.azp.is_some()) && claims.azp.as_deref() != Some(client_id) {
         return Err("ID token azp is not this client".into());
     }
-    if !custom.nonce.as_deref().is_some_and(|n| crate::ids::constant_time_eq(n.as_bytes(), nonce.as_bytes()))
+    if !claims.nonce.as_deref().is_some_and(|n| crate::ids::constant_time_eq(n.as_bytes(), nonce.as_bytes()))
     {
         return Err("ID token nonce does not match".into());
     }
-    if custom.sub.is_empty() || custom.sub.len() > 255 {
+    if claims.sub.is_empty() || claims.sub.len() > 255 {
         return Err("ID token sub is empty or too long".into());
     }
-    Ok(custom.clone())
+    Ok(claims)
 }
 
 /// The VibeSell subject of a provider's user.
@@ -448,13 +496,15 @@ async fn verify_callback(
     )
     .await?;
     let claims = verify_id_token(
+        platform.rs256(),
         id_token,
         &jwks,
         &provider.issuer,
         &provider.client_id,
         &signin.nonce,
         platform.now_ms(),
-    )?;
+    )
+    .await?;
     let display = claims.email.clone().or(claims.name.clone()).unwrap_or_else(|| claims.sub.clone());
     Ok((subject_for(provider, &claims.sub), display.chars().take(254).collect()))
 }
@@ -462,9 +512,30 @@ async fn verify_callback(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use jwt_compact::alg::RsaPrivateKey;
-    use jwt_compact::{Claims, Header, TimeOptions};
+    use chrono::{DateTime, Duration, Utc};
+    use jwt_compact::alg::{Rsa, RsaPrivateKey};
+    use jwt_compact::jwk::JsonWebKey;
+    use jwt_compact::{AlgorithmExt as _, Claims, Header, TimeOptions};
     use serde_json::json;
+
+    fn verify(
+        token: &str,
+        jwks: &Value,
+        iss: &str,
+        aud: &str,
+        nonce: &str,
+        now: i64,
+    ) -> Result<IdClaims, String> {
+        crate::testing::block_on(verify_id_token(
+            &crate::testing::NativeRs256,
+            token,
+            jwks,
+            iss,
+            aud,
+            nonce,
+            now,
+        ))
+    }
 
     /// A fixed 2048-bit test key, for tests only (generating one in a debug build takes seconds).
     pub(crate) const TEST_KEY: &str = include_str!("testdata/oidc-test-key.json");
@@ -505,17 +576,17 @@ pub(crate) mod tests {
     fn verifies_id_tokens() {
         let now = crate::testing::NOW_MS;
         let token = id_token(good(), Some("k1"), now, 300);
-        let claims = verify_id_token(&token, &jwks(), ISS, "vibesell", "n1", now).unwrap();
+        let claims = verify(&token, &jwks(), ISS, "vibesell", "n1", now).unwrap();
         assert_eq!((claims.sub.as_str(), claims.email.as_deref()), ("user-1", Some("ada@example.com")));
         let no_kid = id_token(good(), None, now, 300);
-        assert!(verify_id_token(&no_kid, &jwks(), ISS, "vibesell", "n1", now).is_ok(), "one key and no kid");
+        assert!(verify(&no_kid, &jwks(), ISS, "vibesell", "n1", now).is_ok(), "one key and no kid");
         let array_aud = id_token(
             json!({"iss": ISS, "aud": ["vibesell", "other"], "azp": "vibesell", "sub": "u", "nonce": "n1"}),
             Some("k1"),
             now,
             300,
         );
-        assert!(verify_id_token(&array_aud, &jwks(), ISS, "vibesell", "n1", now).is_ok());
+        assert!(verify(&array_aud, &jwks(), ISS, "vibesell", "n1", now).is_ok());
     }
 
     #[test]
@@ -562,7 +633,7 @@ pub(crate) mod tests {
             ),
         ];
         for (i, (token, iss, aud, nonce, at)) in cases.into_iter().enumerate() {
-            assert!(verify_id_token(&token, &jwks(), iss, aud, nonce, at).is_err(), "case {i}");
+            assert!(verify(&token, &jwks(), iss, aud, nonce, at).is_err(), "case {i}");
         }
         // A tampered payload, an HS256 token made with the public modulus, and alg none.
         let mut parts: Vec<String> = token.split('.').map(str::to_owned).collect();
@@ -570,12 +641,12 @@ pub(crate) mod tests {
         let b64 = base64::engine::general_purpose::URL_SAFE_NO_PAD;
         let evil = json!({"iss": ISS, "aud": "vibesell", "sub": "admin", "nonce": "n1", "exp": now / 1000 + 300, "iat": now / 1000});
         parts[1] = b64.encode(evil.to_string());
-        assert!(verify_id_token(&parts.join("."), &jwks(), ISS, "vibesell", "n1", now).is_err());
+        assert!(verify(&parts.join("."), &jwks(), ISS, "vibesell", "n1", now).is_err());
         let none = format!("{}.{}.", b64.encode(r#"{"alg":"none","kid":"k1"}"#), parts[1]);
-        assert!(verify_id_token(&none, &jwks(), ISS, "vibesell", "n1", now).unwrap_err().contains("RS256"));
+        assert!(verify(&none, &jwks(), ISS, "vibesell", "n1", now).unwrap_err().contains("RS256"));
         let hs =
             format!("{}.{}.{}", b64.encode(r#"{"alg":"HS256","kid":"k1"}"#), parts[1], b64.encode([0u8; 32]));
-        assert!(verify_id_token(&hs, &jwks(), ISS, "vibesell", "n1", now).unwrap_err().contains("RS256"));
+        assert!(verify(&hs, &jwks(), ISS, "vibesell", "n1", now).unwrap_err().contains("RS256"));
         let weak =
             json!({"keys": [{"kty": "RSA", "kid": "k1", "n": b64.encode([0xff_u8; 128]), "e": "AQAB"}]});
         assert!(rsa_keys(&weak).is_empty(), "1024-bit keys are refused");

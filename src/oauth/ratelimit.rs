@@ -16,6 +16,7 @@ use super::state::{StateOp, StateReply};
 use crate::config::Limit;
 use crate::http::HttpRequest;
 use crate::mcp::Trace;
+use crate::tools::registry::LocalBoxFuture;
 
 /// The client's address as Cloudflare reports it (`CF-Connecting-IP`, set by the edge and not
 /// forgeable there), reduced to its /64 for IPv6.
@@ -32,7 +33,18 @@ pub fn client_address(req: &HttpRequest) -> String {
 }
 
 /// Spends one request of `bucket` for this client address.
-pub async fn check(
+pub fn check<'a>(
+    objects: &'a dyn AuthObjects,
+    req: &'a HttpRequest,
+    bucket: &'a str,
+    limit: Limit,
+    trace: &'a mut Trace,
+) -> LocalBoxFuture<'a, Result<(), OAuthError>> {
+    // Boxed: five endpoints call it, compiled once (wasm size).
+    Box::pin(spend(objects, req, bucket, limit, trace))
+}
+
+async fn spend(
     objects: &dyn AuthObjects,
     req: &HttpRequest,
     bucket: &str,

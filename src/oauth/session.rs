@@ -43,6 +43,7 @@ use crate::config::Config;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::ids;
 use crate::mcp::Trace;
+use crate::tools::registry::LocalBoxFuture;
 use crate::workspace::workspace_id_for;
 
 /// The session cookie.
@@ -154,7 +155,15 @@ impl Session {
 /// The signed-in user of a request: the `__Host-vs_session` cookie, checked against the
 /// user's workspace object (so a signed-out or expired session is refused at once). `Err` only
 /// when storage failed.
-pub async fn signed_in(req: &HttpRequest, platform: &dyn Platform) -> Result<Option<Session>, OAuthError> {
+pub fn signed_in<'a>(
+    req: &'a HttpRequest,
+    platform: &'a dyn Platform,
+) -> LocalBoxFuture<'a, Result<Option<Session>, OAuthError>> {
+    // Boxed: every signed-in page calls it, compiled once (wasm size).
+    Box::pin(find_session(req, platform))
+}
+
+async fn find_session(req: &HttpRequest, platform: &dyn Platform) -> Result<Option<Session>, OAuthError> {
     let Some(opaque) = cookie(req, SESSION_COOKIE).and_then(|v| tokens::parse(Kind::Session, v)) else {
         return Ok(None);
     };
@@ -195,7 +204,15 @@ pub fn safe_return_to(raw: Option<&str>) -> String {
 }
 
 /// Starts a session for `subject` and answers the `Set-Cookie` value.
-pub async fn start(platform: &dyn Platform, subject: &str, display: &str) -> Result<String, OAuthError> {
+pub fn start<'a>(
+    platform: &'a dyn Platform,
+    subject: &'a str,
+    display: &'a str,
+) -> LocalBoxFuture<'a, Result<String, OAuthError>> {
+    Box::pin(start_session(platform, subject, display))
+}
+
+async fn start_session(platform: &dyn Platform, subject: &str, display: &str) -> Result<String, OAuthError> {
     let secret = tokens::new_secret();
     let op = AccountOp::CreateSession {
         subject: subject.to_owned(),
@@ -215,7 +232,11 @@ pub async fn start(platform: &dyn Platform, subject: &str, display: &str) -> Res
 }
 
 /// Ends the request's session server-side (best effort: the cookie is cleared regardless).
-async fn end(req: &HttpRequest, platform: &dyn Platform) {
+fn end<'a>(req: &'a HttpRequest, platform: &'a dyn Platform) -> LocalBoxFuture<'a, ()> {
+    Box::pin(end_session(req, platform))
+}
+
+async fn end_session(req: &HttpRequest, platform: &dyn Platform) {
     if let Some(opaque) = cookie(req, SESSION_COOKIE).and_then(|v| tokens::parse(Kind::Session, v)) {
         let op = AccountOp::DeleteSession { secret_hash: tokens::hash(&opaque.secret) };
         let _ = platform.objects().account(AccountAddr::Route(opaque.route), op).await;

@@ -36,7 +36,7 @@ impl EntryKind {
 
 /// An operation on one `OAuthState` object.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum StateOp {
     /// Stores an entry unless one is already under the key; answers with the stored document.
     Put {
@@ -82,7 +82,7 @@ pub enum StateOp {
 
 /// The answer to a [`StateOp`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "reply", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum StateReply {
     /// The entry's document, if there is one.
     Doc {

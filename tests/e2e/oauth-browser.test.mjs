@@ -117,9 +117,10 @@ test("the consent page refuses to be framed", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();
   try {
+    // `goto` waits for the load event, which waits for the frame to load or fail.
     await page.goto(`http://127.0.0.1:${attacker.address().port}/`);
-    await page.waitForTimeout(500);
     const frame = page.frames().find((f) => f !== page.mainFrame());
+    assert.match(frame.url(), /^chrome-error:/, "the browser refused to show our page in the frame");
     const loaded = await frame.evaluate(() => document.querySelector("main")?.dataset.page ?? null).catch(() => null);
     assert.equal(loaded, null, "our page did not render inside another site's frame");
   } finally {

@@ -218,8 +218,27 @@ test("token endpoint errors are RFC 6749 §5.2 JSON, no-store", async () => {
   assert.equal(wrong.headers.get("cache-control"), "no-store");
   const unsupported = await tokenRequest(worker, { grant_type: "password", client_id: client.client_id });
   assert.equal(unsupported.json.error, "unsupported_grant_type");
-  const dup = await tokenRequest(worker, { grant_type: "refresh_token", client_id: client.client_id }, {});
-  assert.equal(dup.json.error, "invalid_request");
+  const missing = await tokenRequest(worker, { grant_type: "refresh_token", client_id: client.client_id });
+  assert.equal(missing.json.error, "invalid_request");
+});
+
+test("a client whose redirect URIs are all Claude's gets app tokens, which list decide_approval", async () => {
+  const claude = "https://claude.ai/api/mcp/auth_callback";
+  const app = await registerClient(worker, [claude, "https://claude.com/api/mcp/auth_callback"], { client_name: "Claude" });
+  const { verifier, challenge } = pkce();
+  const back = await consent(new Browser(worker.url), authorizeUrl(worker, { clientId: app.client_id, redirectUri: claude, challenge }), {
+    email: "app@example.com",
+  });
+  assert.equal(back.origin + back.pathname, claude);
+  const tokens = await tokenRequest(worker, { grant_type: "authorization_code", client_id: app.client_id, code: back.searchParams.get("code"), code_verifier: verifier, redirect_uri: claude });
+  const claims = JSON.parse(Buffer.from(tokens.json.access_token.split(".")[1], "base64url"));
+  assert.equal(claims.app, true);
+  const sdk = await connect(worker, {}, { token: tokens.json.access_token });
+  assert.ok((await sdk.listTools()).tools.some((t) => t.name === "decide_approval"));
+  await sdk.close();
+  const { code, verifier: v2 } = await codeFor("app@example.com");
+  const other = await redeem(code, v2);
+  assert.equal(JSON.parse(Buffer.from(other.json.access_token.split(".")[1], "base64url")).app, false);
 });
 
 test("authorization and token requests are rate limited", async () => {
