@@ -90,6 +90,9 @@ pub struct Config {
     /// When set (`APPROVAL_TTL_SECONDS`), every approval expires after this long instead of its
     /// action's own lifetime: for demos and tests of expiry.
     pub approval_ttl_ms: Option<i64>,
+    /// The sending platform: Instantly's account for live mode, the simulation's settings for
+    /// the sandbox.
+    pub sending: crate::sending::SendingConfig,
     /// The OpenID Connect provider users sign in with, if configured (PRODUCT §10).
     pub oidc: Option<OidcProvider>,
     /// Request budgets of the OAuth endpoints.
@@ -270,6 +273,7 @@ impl Config {
             Some(json) => crate::deliverability::Deliverability::from_json(&json)
                 .map_err(|reason| ConfigError::Invalid { name: "DELIVERABILITY", reason })?,
         };
+        let sending = crate::sending::SendingConfig::from_lookup(&lookup)?;
         Ok(Config {
             public_url,
             provider_mode,
@@ -284,6 +288,7 @@ impl Config {
             rate_limits,
             apollo,
             deliverability,
+            sending,
         })
     }
 
@@ -338,7 +343,7 @@ fn secret(value: Option<String>) -> Option<Secret> {
 
 /// An outside service's URL: https, or http on a loopback address (local fakes). With
 /// `origin_only`, no path is allowed and the result has no trailing slash.
-fn service_url(raw: &str, name: &'static str, origin_only: bool) -> Result<String, ConfigError> {
+pub(crate) fn service_url(raw: &str, name: &'static str, origin_only: bool) -> Result<String, ConfigError> {
     let raw = raw.trim();
     let lower = raw.to_ascii_lowercase();
     let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://"));
@@ -409,7 +414,7 @@ fn parse_rate_limits(raw: &str) -> Result<RateLimits, ConfigError> {
     Ok(limits)
 }
 
-fn invalid(name: &'static str, reason: &str) -> ConfigError {
+pub(crate) fn invalid(name: &'static str, reason: &str) -> ConfigError {
     ConfigError::Invalid { name, reason: reason.to_owned() }
 }
 

@@ -24,6 +24,7 @@ pub mod oauth;
 pub mod outbound;
 pub mod plans;
 pub mod providers;
+pub mod sending;
 pub mod store;
 pub mod tools;
 pub mod webapp;

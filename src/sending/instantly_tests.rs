@@ -1,0 +1,340 @@
+use std::cell::RefCell;
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::config::Secret;
+use crate::outbound::{OutboundError, OutboundResponse};
+use crate::sending::platform::{AccountSpec, OrderItem, StepSpec};
+use crate::testing::{MemoryDb, NOW_MS, block_on};
+use crate::tools::registry::LocalBoxFuture;
+
+type Handler = Box<dyn Fn(&OutboundRequest, usize) -> Result<OutboundResponse, OutboundError>>;
+
+/// A scripted Instantly: answers by method and path, records every request and every wait.
+struct Fake {
+    handler: Handler,
+    requests: RefCell<Vec<OutboundRequest>>,
+    sleeps: RefCell<Vec<u32>>,
+}
+
+impl Fake {
+    fn new(
+        handler: impl Fn(&OutboundRequest, usize) -> Result<OutboundResponse, OutboundError> + 'static,
+    ) -> Self {
+        Fake { handler: Box::new(handler), requests: RefCell::default(), sleeps: RefCell::default() }
+    }
+    fn paths(&self) -> Vec<String> {
+        self.requests
+            .borrow()
+            .iter()
+            .map(|r| format!("{} {}", r.method, r.url.trim_start_matches(BASE)))
+            .collect()
+    }
+    fn count(&self, method_path: &str) -> usize {
+        self.paths().iter().filter(|p| p.starts_with(method_path)).count()
+    }
+}
+
+impl Outbound for Fake {
+    fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>> {
+        let n = self.requests.borrow().len();
+        let out = (self.handler)(&req, n);
+        self.requests.borrow_mut().push(req);
+        Box::pin(async move { out })
+    }
+    fn sleep(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
+        self.sleeps.borrow_mut().push(ms);
+        Box::pin(async {})
+    }
+}
+
+const BASE: &str = "http://127.0.0.1:9";
+
+fn json_response(status: u16, body: Value) -> Result<OutboundResponse, OutboundError> {
+    Ok(OutboundResponse { status, headers: vec![], body: body.to_string().into_bytes() })
+}
+
+fn path(req: &OutboundRequest) -> String {
+    format!("{} {}", req.method, req.url.trim_start_matches(BASE))
+}
+
+fn body(req: &OutboundRequest) -> Value {
+    req.body.as_deref().map(|b| serde_json::from_slice(b).unwrap()).unwrap_or(Value::Null)
+}
+
+fn with<R>(fake: &Fake, f: impl FnOnce(&Instantly<'_>) -> R) -> R {
+    let db = MemoryDb::new();
+    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let config = InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) };
+    let i = Instantly::new(&config, &db, fake, NOW_MS);
+    f(&i)
+}
+
+fn order() -> OrderSpec {
+    OrderSpec {
+        kind: OrderKind::OwnNames,
+        items: vec![OrderItem {
+            domain: "getledgerly.com".into(),
+            accounts: vec![AccountSpec {
+                prefix: "anna".into(),
+                first_name: "Anna".into(),
+                last_name: "Berg".into(),
+            }],
+        }],
+    }
+}
+
+#[test]
+fn requests_are_authenticated_and_rate_limits_are_waited_out() {
+    let fake = Fake::new(|req, n| match (path(req).as_str(), n) {
+        (_, 0) => Ok(OutboundResponse {
+            status: 429,
+            headers: vec![("retry-after".into(), "2".into())],
+            body: b"{\"message\":\"Too many requests\"}".to_vec(),
+        }),
+        (_, 1) => json_response(503, json!({})),
+        _ => json_response(
+            200,
+            json!({ "results": [{ "domain": "getledgerly.com", "available": true }, { "domain": "tryledgerly.com", "available": false, "unavailable_reason": "taken" }] }),
+        ),
+    });
+    let checks =
+        with(&fake, |i| block_on(i.check_domains(&["getledgerly.com".into(), "tryledgerly.com".into()])))
+            .unwrap();
+    assert_eq!(checks.len(), 2);
+    assert!(checks[0].available && !checks[1].available);
+    assert_eq!(checks[1].reason.as_deref(), Some("taken"));
+    assert_eq!(fake.count("POST /api/v2/dfy-email-account-orders/domains/check"), 3, "429 and 503 retried");
+    assert_eq!(*fake.sleeps.borrow(), vec![2_000, 2_000], "Retry-After, then backoff");
+    let req = &fake.requests.borrow()[0];
+    assert!(req.headers.contains(&("authorization".into(), "Bearer key-123".into())));
+    assert!(req.headers.iter().any(|(k, v)| k == "user-agent" && v.starts_with("VibeSell-Connector/")));
+    assert!(req.headers.contains(&("content-type".into(), "application/json".into())));
+}
+
+#[test]
+fn errors_map_to_what_the_user_can_do() {
+    for (status, expect) in
+        [(401, "not configured"), (402, "payment"), (400, "refused"), (500, "unavailable")]
+    {
+        let fake = Fake::new(move |_, _| json_response(status, json!({ "message": "nope" })));
+        let err = with(&fake, |i| block_on(i.warmed_domains())).unwrap_err();
+        assert!(err.to_string().contains(expect), "{status}: {err}");
+    }
+    // A write that would act twice is not repeated blindly on a 5xx.
+    let fake = Fake::new(|_, _| json_response(502, json!({})));
+    let spec = CampaignSpec {
+        name: "n".into(),
+        timezone: "Europe/London".into(),
+        from_hour: 9,
+        to_hour: 17,
+        steps: vec![StepSpec { subject: "s".into(), body: "b".into(), delay_days: 3 }],
+        senders: vec!["anna@getledgerly.com".into()],
+        daily_limit: 30,
+        per_mailbox: 30,
+        start_date: None,
+    };
+    let err = with(&fake, |i| block_on(i.create_campaign(&spec, "k"))).unwrap_err();
+    assert!(matches!(err, PlatformError::Unavailable(_)), "{err}");
+}
+
+#[test]
+fn an_order_is_simulated_priced_and_never_placed_twice() {
+    // The first real order times out after the platform took it: the retry finds it listed.
+    let placed = RefCell::new(false);
+    let fake = Fake::new(move |req, _| {
+        let b = body(req);
+        match path(req).as_str() {
+            "POST /api/v2/dfy-email-account-orders" if b["simulation"] == true => json_response(
+                200,
+                json!({ "order_is_valid": true, "simulation": true, "order_items": [{ "domain": "getledgerly.com", "domain_price": 12.0, "accounts_price": 3.0 }],
+                        "total_domains_price_per_year": 12.0, "total_accounts_price_per_month": 3.0, "total_price": 15.0 }),
+            ),
+            "POST /api/v2/dfy-email-account-orders" => {
+                *placed.borrow_mut() = true;
+                Err(OutboundError("timed out".into()))
+            }
+            p if p.starts_with("GET /api/v2/dfy-email-account-orders?") => {
+                let items = if *placed.borrow() {
+                    json!([{ "domain": "getledgerly.com", "timestamp_created": "2026-11-29T12:00:00Z" }])
+                } else {
+                    json!([])
+                };
+                json_response(200, json!({ "items": items }))
+            }
+            other => panic!("unexpected {other}"),
+        }
+    });
+    with(&fake, |i| {
+        let q = block_on(i.quote(&order())).unwrap();
+        assert!(q.valid);
+        assert_eq!((q.domains_per_year, q.accounts_per_month, q.due_now), (1_200, 300, 1_500));
+        let p = block_on(i.place_order(&order(), "vibesell-apr_1-order")).unwrap();
+        assert_eq!(p.charged, None, "found already placed");
+        // Asked again (the approval's watchdog): still one order.
+        block_on(i.place_order(&order(), "vibesell-apr_1-order")).unwrap();
+    });
+    assert_eq!(fake.count("POST /api/v2/dfy-email-account-orders"), 2, "one simulation, one real order");
+    let real = fake
+        .requests
+        .borrow()
+        .iter()
+        .find(|r| r.method == "POST" && body(r)["simulation"] == false)
+        .cloned()
+        .unwrap();
+    assert!(real.headers.contains(&("idempotency-key".into(), "vibesell-apr_1-order".into())));
+    assert_eq!(body(&real)["order_type"], "dfy");
+    assert_eq!(body(&real)["items"][0]["accounts"][0]["email_address_prefix"], "anna");
+
+    // An invalid simulation says why; a refused order is refused.
+    let fake = Fake::new(|req, _| match path(req).as_str() {
+        p if p.starts_with("GET ") => json_response(200, json!({ "items": [] })),
+        _ => json_response(
+            200,
+            json!({ "order_is_valid": false, "order_placed": false, "order_error": "", "unavailable_domains": ["getledgerly.com"] }),
+        ),
+    });
+    with(&fake, |i| {
+        let q = block_on(i.quote(&order())).unwrap();
+        assert!(!q.valid && q.unavailable == vec!["getledgerly.com".to_owned()]);
+        let err = block_on(i.place_order(&order(), "k")).unwrap_err();
+        assert!(matches!(err, PlatformError::Refused(ref m) if m.contains("getledgerly.com")), "{err}");
+    });
+}
+
+#[test]
+fn campaigns_use_a_closed_body_a_mapped_zone_and_leads_in_batches() {
+    let fake = Fake::new(|req, _| match path(req).as_str() {
+        p if p.starts_with("GET /api/v2/campaigns?") => json_response(200, json!({ "items": [] })),
+        "POST /api/v2/campaigns" => json_response(200, json!({ "id": "c-1", "status": 0 })),
+        "POST /api/v2/leads/add" => {
+            let n = body(req)["leads"].as_array().unwrap().len();
+            json_response(200, json!({ "leads_uploaded": n - 1, "in_blocklist": 1, "skipped_count": 0 }))
+        }
+        other => panic!("unexpected {other}"),
+    });
+    let spec = CampaignSpec {
+        name: "Ledgerly · cmp_1".into(),
+        timezone: "America/Los_Angeles".into(),
+        from_hour: 9,
+        to_hour: 17,
+        steps: vec![
+            StepSpec { subject: "Hi {{firstName}}".into(), body: "Line <1>\n\nLine 2".into(), delay_days: 3 },
+            StepSpec { subject: String::new(), body: "Follow".into(), delay_days: 3 },
+        ],
+        senders: vec!["anna@getledgerly.com".into()],
+        daily_limit: 30,
+        per_mailbox: 30,
+        start_date: Some("2026-12-01".into()),
+    };
+    let leads: Vec<LeadSpec> = (0..2_500)
+        .map(|i| LeadSpec {
+            email: format!("p{i}@x.example"),
+            first_name: "P".into(),
+            last_name: "L".into(),
+            company_name: "X".into(),
+            job_title: "CFO".into(),
+            variables: vec![("unsubscribeUrl".into(), format!("https://u/{i}"))],
+        })
+        .collect();
+    let (id, added) = with(&fake, |i| {
+        let id = block_on(i.create_campaign(&spec, "k")).unwrap();
+        let added = block_on(i.add_leads(&id, &leads)).unwrap();
+        (id, added)
+    });
+    assert_eq!(id, "c-1");
+    assert_eq!((added.uploaded, added.blocked), (2_497, 3));
+    let reqs = fake.requests.borrow();
+    let create = reqs.iter().find(|r| path(r) == "POST /api/v2/campaigns").unwrap();
+    let b = body(create);
+    let keys: Vec<&String> = b.as_object().unwrap().keys().collect();
+    for k in &keys {
+        assert!(
+            [
+                "name",
+                "campaign_schedule",
+                "sequences",
+                "email_list",
+                "daily_limit",
+                "stop_on_reply",
+                "stop_on_auto_reply",
+                "insert_unsubscribe_header",
+                "open_tracking",
+                "link_tracking",
+                "text_only",
+                "prioritize_new_leads"
+            ]
+            .contains(&k.as_str()),
+            "{k} is not a documented create field"
+        );
+    }
+    let schedule = &b["campaign_schedule"]["schedules"][0];
+    // Los Angeles is not in Instantly's enum: Boise, one hour ahead all year, 10:00–18:00.
+    assert_eq!(schedule["timezone"], "America/Boise");
+    assert_eq!(schedule["timing"], json!({ "from": "10:00", "to": "18:00" }));
+    assert_eq!(schedule["days"]["0"], false);
+    assert_eq!(schedule["days"]["1"], true);
+    assert_eq!(b["campaign_schedule"]["start_date"], "2026-12-01");
+    assert_eq!(b["insert_unsubscribe_header"], true);
+    assert_eq!(b["stop_on_reply"], true);
+    let step = &b["sequences"][0]["steps"][0];
+    assert_eq!(step["delay_unit"], "days");
+    assert_eq!(step["variants"][0]["body"], "<div>Line &lt;1&gt;</div><div><br></div><div>Line 2</div>");
+    let batches: Vec<usize> = reqs
+        .iter()
+        .filter(|r| path(r) == "POST /api/v2/leads/add")
+        .map(|r| body(r)["leads"].as_array().unwrap().len())
+        .collect();
+    assert_eq!(batches, vec![1_000, 1_000, 500]);
+    let first = body(reqs.iter().find(|r| path(r) == "POST /api/v2/leads/add").unwrap());
+    assert_eq!(first["campaign_id"], "c-1");
+    assert_eq!(first["leads"][0]["custom_variables"]["unsubscribeUrl"], "https://u/0");
+}
+
+#[test]
+fn received_emails_are_paced_to_twenty_a_minute() {
+    let fake = Fake::new(|req, _| {
+        assert!(path(req).starts_with("GET /api/v2/emails?"), "{}", path(req));
+        assert!(
+            req.url.contains("email_type=received")
+                && req.url.contains("min_timestamp_created=2026-11-29T12%3A00%3A00.000Z")
+        );
+        json_response(
+            200,
+            json!({ "items": [
+                { "id": "e1", "lead": "p@x.example", "from_address_email": "P@x.example", "eaccount": "anna@getledgerly.com",
+                  "subject": "Re: hi", "body": { "text": "Tell me more" }, "timestamp_created": "2026-11-30T10:00:00.000Z",
+                  "step": "0", "i_status": 1 },
+                { "id": "e0", "ue_type": 1, "subject": "ours", "timestamp_created": "2026-11-30T09:00:00.000Z" },
+                { "id": "e2", "lead": "q@x.example", "from_address_email": "mailer-daemon@googlemail.com", "subject": "Delivery Status Notification (Failure)",
+                  "body": { "text": "Address not found" }, "timestamp_created": "2026-11-30T11:00:00.000Z", "is_auto_reply": 0 }
+            ], "next_starting_after": "e2" }),
+        )
+    });
+    let db = MemoryDb::new();
+    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let config = InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) };
+    let i = Instantly::new(&config, &db, &fake, NOW_MS);
+    let first = block_on(i.received("c-1", NOW_MS)).unwrap();
+    assert_eq!(first.items.len(), 6, "two emails per page, ours skipped");
+    assert!(first.more, "three pages a call; the rest on the next sync");
+    let e = &first.items[0];
+    assert_eq!((e.id.as_str(), e.lead.as_str(), e.step, e.interest), ("e1", "p@x.example", Some(1), Some(1)));
+    assert_eq!(e.at, 1_796_032_800_000);
+    assert!(first.items[1].bounce);
+    // 20 requests in the minute: the next one is not sent now.
+    for _ in 0..5 {
+        block_on(i.received("c-1", NOW_MS)).unwrap();
+    }
+    let partial = block_on(i.received("c-1", NOW_MS)).unwrap();
+    assert_eq!((partial.items.len(), partial.more), (4, true));
+    assert_eq!(fake.count("GET /api/v2/emails"), 20);
+    assert!(matches!(block_on(i.received("c-1", NOW_MS)), Err(PlatformError::Unavailable(_))));
+    assert!(fake.sleeps.borrow().is_empty());
+    // Once the oldest calls are 45 s old, the next one waits the last 15 s instead.
+    (&db as &dyn Db).exec("UPDATE provider_calls SET at = at - 45000", vec![]).unwrap();
+    block_on(i.received("c-1", NOW_MS)).unwrap();
+    assert_eq!(fake.sleeps.borrow().first(), Some(&15_000));
+    assert_eq!(fake.count("GET /api/v2/emails"), 23);
+}
