@@ -1,6 +1,6 @@
 //! The sandbox sending platform: a deterministic simulation of a cold-email platform (registrar,
 //! done-for-you mailboxes, warm-up, campaigns, replies), kept in the workspace's own database
-//! (`sim_*` tables) and advanced by the workspace's scheduler (PRODUCT §9).
+//! (`sandbox_sending_*` tables) and advanced by the workspace's scheduler (PRODUCT §9).
 //!
 //! **Time.** The simulation has its own clock: `anchor_sim + (real − anchor_real) × timeScale`,
 //! so a demo or a test can run weeks in seconds (`SANDBOX_SENDING.timeScale`). Its state is
@@ -83,8 +83,10 @@ impl<'a> Sandbox<'a> {
     /// scale changed (so time never jumps).
     pub fn open(db: &'a dyn Db, settings: SandboxSettings, real_now: i64) -> Result<Sandbox<'a>, StoreError> {
         let scale = settings.time_scale;
-        let row: Option<StateRow> =
-            db.row("SELECT anchor_real, anchor_sim, scale, frontier FROM sim_state WHERE id = 1", vec![])?;
+        let row: Option<StateRow> = db.row(
+            "SELECT anchor_real, anchor_sim, scale, frontier FROM sandbox_sending_state WHERE id = 1",
+            vec![],
+        )?;
         let scaled = |r: &StateRow| {
             let elapsed = (real_now - r.anchor_real).max(0) as f64;
             r.anchor_sim.saturating_add((elapsed * r.scale) as i64)
@@ -92,7 +94,7 @@ impl<'a> Sandbox<'a> {
         let (now, frontier) = match row {
             None => {
                 db.batch(vec![Stmt::new(
-                    "INSERT OR IGNORE INTO sim_state (id, anchor_real, anchor_sim, scale, frontier) VALUES (1, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO sandbox_sending_state (id, anchor_real, anchor_sim, scale, frontier) VALUES (1, ?, ?, ?, ?)",
                     vec![real_now.into(), real_now.into(), scale.into(), real_now.into()],
                 )])?;
                 (real_now, real_now)
@@ -100,7 +102,7 @@ impl<'a> Sandbox<'a> {
             Some(r) if (r.scale - scale).abs() > f64::EPSILON => {
                 let now = scaled(&r);
                 db.batch(vec![Stmt::new(
-                    "UPDATE sim_state SET anchor_real = ?, anchor_sim = ?, scale = ? WHERE id = 1",
+                    "UPDATE sandbox_sending_state SET anchor_real = ?, anchor_sim = ?, scale = ? WHERE id = 1",
                     vec![real_now.into(), now.into(), scale.into()],
                 )])?;
                 (now, r.frontier)
@@ -117,7 +119,7 @@ impl<'a> Sandbox<'a> {
 
     fn set_frontier(&self, at: i64, mut stmts: Vec<Stmt>) -> Result<(), StoreError> {
         stmts.push(Stmt::new(
-            "UPDATE sim_state SET frontier = MAX(frontier, ?) WHERE id = 1",
+            "UPDATE sandbox_sending_state SET frontier = MAX(frontier, ?) WHERE id = 1",
             vec![at.into()],
         ));
         self.db.batch(stmts)?;
@@ -155,7 +157,7 @@ impl Sandbox<'_> {
         struct Row {
             domain: String,
         }
-        let rows: Vec<Row> = self.db.rows("SELECT DISTINCT domain FROM sim_accounts", vec![])?;
+        let rows: Vec<Row> = self.db.rows("SELECT DISTINCT domain FROM sandbox_sending_accounts", vec![])?;
         Ok(rows.into_iter().map(|r| r.domain).collect())
     }
 
@@ -434,7 +436,7 @@ impl Sandbox<'_> {
         let list = to_document(&emails.iter().map(|e| e.to_ascii_lowercase()).collect::<Vec<_>>())?;
         self.db.query(Stmt::new(
             "SELECT email, domain, first_name, pre_warmed, created_at, ready_at, warmup_at, sent_day, sent_count, cold_days \
-             FROM sim_accounts WHERE email IN (SELECT value FROM json_each(?)) ORDER BY email",
+             FROM sandbox_sending_accounts WHERE email IN (SELECT value FROM json_each(?)) ORDER BY email",
             vec![list.into()],
         ))?
         .decode()
@@ -519,7 +521,7 @@ fn event_id(campaign: &str, email: &str, step: u32, kind: &str) -> String {
 impl Sandbox<'_> {
     fn campaign(&self, id: &str) -> PResult<CampaignRow> {
         let row: Option<CampaignRow> = self.db.row(
-            "SELECT id, status, doc, day, day_sent, activated_at FROM sim_campaigns WHERE id = ?",
+            "SELECT id, status, doc, day, day_sent, activated_at FROM sandbox_sending_campaigns WHERE id = ?",
             vec![id.into()],
         )?;
         row.ok_or_else(|| PlatformError::Refused(format!("Campaign {id} does not exist.")))
@@ -527,7 +529,7 @@ impl Sandbox<'_> {
 
     fn active_campaigns(&self) -> Result<Vec<CampaignRow>, StoreError> {
         self.db.rows(
-            "SELECT id, status, doc, day, day_sent, activated_at FROM sim_campaigns WHERE status = ? ORDER BY id",
+            "SELECT id, status, doc, day, day_sent, activated_at FROM sandbox_sending_campaigns WHERE status = ? ORDER BY id",
             vec![ACTIVE.into()],
         )
     }
@@ -538,7 +540,7 @@ impl Sandbox<'_> {
         let mut next = self
             .db
             .query(Stmt::new(
-                "SELECT MIN(at) FROM sim_events WHERE applied = 0 AND kind IN ('reply', 'unsubscribe')",
+                "SELECT MIN(at) FROM sandbox_sending_events WHERE applied = 0 AND kind IN ('reply', 'unsubscribe')",
                 vec![],
             ))?
             .scalar_i64();
@@ -548,7 +550,7 @@ impl Sandbox<'_> {
             let Some(due) = self
                 .db
                 .query(Stmt::new(
-                    "SELECT MIN(next_at) FROM sim_leads WHERE campaign_id = ? AND state = 'active'",
+                    "SELECT MIN(next_at) FROM sandbox_sending_leads WHERE campaign_id = ? AND state = 'active'",
                     vec![c.id.clone().into()],
                 ))?
                 .scalar_i64()
@@ -558,7 +560,7 @@ impl Sandbox<'_> {
             let ready = self
                 .db
                 .query(Stmt::new(
-                    "SELECT MIN(ready_at) FROM sim_accounts WHERE email IN (SELECT value FROM json_each(?))",
+                    "SELECT MIN(ready_at) FROM sandbox_sending_accounts WHERE email IN (SELECT value FROM json_each(?))",
                     vec![to_document(&spec.senders)?.into()],
                 ))?
                 .scalar_i64()
@@ -587,7 +589,7 @@ impl Sandbox<'_> {
             kind: String,
         }
         let rows: Vec<Row> = self.db.rows(
-            "SELECT id, campaign_id, lead, kind FROM sim_events WHERE applied = 0 AND kind IN ('reply', 'unsubscribe') AND at < ? ORDER BY at, id",
+            "SELECT id, campaign_id, lead, kind FROM sandbox_sending_events WHERE applied = 0 AND kind IN ('reply', 'unsubscribe') AND at < ? ORDER BY at, id",
             vec![until.into()],
         )?;
         let mut stmts = Vec::new();
@@ -595,10 +597,13 @@ impl Sandbox<'_> {
         for r in rows {
             let state = if r.kind == "reply" { "replied" } else { "unsubscribed" };
             stmts.push(Stmt::new(
-                "UPDATE sim_leads SET state = ? WHERE campaign_id = ? AND email = ? AND state IN ('active', 'completed')",
+                "UPDATE sandbox_sending_leads SET state = ? WHERE campaign_id = ? AND email = ? AND state IN ('active', 'completed')",
                 vec![state.into(), r.campaign_id.clone().into(), r.lead.clone().into()],
             ));
-            stmts.push(Stmt::new("UPDATE sim_events SET applied = 1 WHERE id = ?", vec![r.id.into()]));
+            stmts.push(Stmt::new(
+                "UPDATE sandbox_sending_events SET applied = 1 WHERE id = ?",
+                vec![r.id.into()],
+            ));
             stopped.push((r.campaign_id, r.lead));
         }
         Ok((stmts, stopped))
@@ -609,7 +614,7 @@ impl Sandbox<'_> {
         Ok(self
             .db
             .query(Stmt::new(
-                "SELECT COUNT(*) FROM sim_blocklist WHERE value = ? OR value = ?",
+                "SELECT COUNT(*) FROM sandbox_sending_blocklist WHERE value = ? OR value = ?",
                 vec![email.into(), domain.into()],
             ))?
             .scalar_i64()
@@ -666,7 +671,7 @@ impl Sandbox<'_> {
             return Ok(());
         }
         let due: Vec<DueLead> = self.db.rows(
-            "SELECT email, doc, step FROM sim_leads WHERE campaign_id = ? AND state = 'active' AND next_at <= ? \
+            "SELECT email, doc, step FROM sandbox_sending_leads WHERE campaign_id = ? AND state = 'active' AND next_at <= ? \
              ORDER BY step DESC, next_at, seq LIMIT ?",
             vec![c.id.clone().into(), start.into(), (quota * 2 + stopped.len() as i64).into()],
         )?;
@@ -682,7 +687,7 @@ impl Sandbox<'_> {
             }
             if self.blocked(&lead.email)? {
                 stmts.push(Stmt::new(
-                    "UPDATE sim_leads SET state = 'blocked' WHERE campaign_id = ? AND email = ?",
+                    "UPDATE sandbox_sending_leads SET state = 'blocked' WHERE campaign_id = ? AND email = ?",
                     vec![c.id.clone().into(), lead.email.clone().into()],
                 ));
                 continue;
@@ -708,7 +713,7 @@ impl Sandbox<'_> {
             };
             let event = |kind: &str, at: i64, subject: &str, body: &str| {
                 Stmt::new(
-                    "INSERT OR IGNORE INTO sim_events (id, campaign_id, lead, kind, step, account, at, applied, subject, body) \
+                    "INSERT OR IGNORE INTO sandbox_sending_events (id, campaign_id, lead, kind, step, account, at, applied, subject, body) \
                      VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?)",
                     vec![
                         event_id(&c.id, &lead.email, step, kind).into(),
@@ -762,7 +767,7 @@ impl Sandbox<'_> {
             }
             let next_at = at + i64::from(step_spec.delay_days.max(1)) * DAY;
             stmts.push(Stmt::new(
-                "UPDATE sim_leads SET step = ?, next_at = ?, state = ? WHERE campaign_id = ? AND email = ?",
+                "UPDATE sandbox_sending_leads SET step = ?, next_at = ?, state = ? WHERE campaign_id = ? AND email = ?",
                 vec![
                     i64::from(step).into(),
                     next_at.into(),
@@ -774,7 +779,7 @@ impl Sandbox<'_> {
             sent += 1;
         }
         stmts.push(Stmt::new(
-            "UPDATE sim_campaigns SET day = ?, day_sent = ? WHERE id = ?",
+            "UPDATE sandbox_sending_campaigns SET day = ?, day_sent = ? WHERE id = ?",
             vec![day.into(), (day_sent + sent).into(), c.id.clone().into()],
         ));
         Ok(())
@@ -798,7 +803,7 @@ impl Sandbox<'_> {
             let (count, cold_days) =
                 if today { (a.sent_count + n, a.cold_days) } else { (n, a.cold_days + 1) };
             stmts.push(Stmt::new(
-                "UPDATE sim_accounts SET sent_day = ?, sent_count = ?, cold_days = ? WHERE email = ?",
+                "UPDATE sandbox_sending_accounts SET sent_day = ?, sent_count = ?, cold_days = ? WHERE email = ?",
                 vec![day.into(), count.into(), cold_days.into(), a.email.into()],
             ));
         }
@@ -821,11 +826,11 @@ impl Sandbox<'_> {
     /// Marks active campaigns whose every lead is through (and whose replies arrived) completed.
     fn complete_finished(&self) -> Stmt {
         Stmt::new(
-            "UPDATE sim_campaigns SET status = ? WHERE status = ? \
-             AND NOT EXISTS (SELECT 1 FROM sim_leads l WHERE l.campaign_id = sim_campaigns.id AND l.state = 'active') \
-             AND NOT EXISTS (SELECT 1 FROM sim_events e WHERE e.campaign_id = sim_campaigns.id AND e.applied = 0 \
+            "UPDATE sandbox_sending_campaigns SET status = ? WHERE status = ? \
+             AND NOT EXISTS (SELECT 1 FROM sandbox_sending_leads l WHERE l.campaign_id = sandbox_sending_campaigns.id AND l.state = 'active') \
+             AND NOT EXISTS (SELECT 1 FROM sandbox_sending_events e WHERE e.campaign_id = sandbox_sending_campaigns.id AND e.applied = 0 \
                              AND e.kind IN ('reply', 'unsubscribe')) \
-             AND EXISTS (SELECT 1 FROM sim_leads l WHERE l.campaign_id = sim_campaigns.id)",
+             AND EXISTS (SELECT 1 FROM sandbox_sending_leads l WHERE l.campaign_id = sandbox_sending_campaigns.id)",
             vec![COMPLETED.into(), ACTIVE.into()],
         )
     }
@@ -895,8 +900,9 @@ impl SendingPlatform for Sandbox<'_> {
             id: String,
             doc: String,
         }
-        let existing: Option<Row> =
-            self.db.row("SELECT id, doc FROM sim_orders WHERE idempotency_key = ?", vec![key.into()])?;
+        let existing: Option<Row> = self
+            .db
+            .row("SELECT id, doc FROM sandbox_sending_orders WHERE idempotency_key = ?", vec![key.into()])?;
         if let Some(row) = existing {
             let quote: StoredQuote = from_document(&row.doc)?;
             return Ok(Placed { reference: row.id, charged: Some(quote.due_now) });
@@ -916,7 +922,7 @@ impl SendingPlatform for Sandbox<'_> {
         };
         let pre_warmed = order.kind == OrderKind::AlreadyWarmed;
         let mut stmts = vec![Stmt::new(
-            "INSERT INTO sim_orders (id, idempotency_key, kind, doc, total, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO sandbox_sending_orders (id, idempotency_key, kind, doc, total, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             vec![
                 id.clone().into(),
                 key.into(),
@@ -929,7 +935,7 @@ impl SendingPlatform for Sandbox<'_> {
         for item in &order.items {
             for a in &item.accounts {
                 stmts.push(Stmt::new(
-                    "INSERT OR IGNORE INTO sim_accounts (email, domain, order_id, first_name, last_name, pre_warmed, created_at, ready_at, warmup_at) \
+                    "INSERT OR IGNORE INTO sandbox_sending_accounts (email, domain, order_id, first_name, last_name, pre_warmed, created_at, ready_at, warmup_at) \
                      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     vec![
                         format!("{}@{}", a.prefix, item.domain.to_ascii_lowercase()).into(),
@@ -1005,7 +1011,7 @@ impl SendingPlatform for Sandbox<'_> {
     async fn enable_warmup(&self, emails: &[String]) -> PResult<()> {
         // Warm-up starts when the mailbox exists: at once, or when its setup completes.
         self.db.batch(vec![Stmt::new(
-            "UPDATE sim_accounts SET warmup_at = MAX(?, ready_at) WHERE warmup_at IS NULL AND email IN (SELECT value FROM json_each(?))",
+            "UPDATE sandbox_sending_accounts SET warmup_at = MAX(?, ready_at) WHERE warmup_at IS NULL AND email IN (SELECT value FROM json_each(?))",
             vec![self.now.into(), list_param(emails)?],
         )])?;
         Ok(())
@@ -1020,7 +1026,7 @@ impl SendingPlatform for Sandbox<'_> {
         }
         let id = format!("sim_cmp_{:016x}", stable_hash(&[key.as_bytes()]));
         self.db.batch(vec![Stmt::new(
-            "INSERT OR IGNORE INTO sim_campaigns (id, idempotency_key, name, status, doc, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR IGNORE INTO sandbox_sending_campaigns (id, idempotency_key, name, status, doc, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             vec![id.clone().into(), key.into(), spec.name.clone().into(), DRAFT.into(), to_document(spec)?.into(), self.now.into()],
         )])?;
         Ok(id)
@@ -1035,7 +1041,7 @@ impl SendingPlatform for Sandbox<'_> {
             return Err(PlatformError::Refused(format!("Time zone {} is not supported.", spec.timezone)));
         }
         self.db.batch(vec![Stmt::new(
-            "UPDATE sim_campaigns SET name = ?, doc = ? WHERE id = ?",
+            "UPDATE sandbox_sending_campaigns SET name = ?, doc = ? WHERE id = ?",
             vec![spec.name.clone().into(), to_document(spec)?.into(), id.into()],
         )])?;
         Ok(())
@@ -1054,7 +1060,7 @@ impl SendingPlatform for Sandbox<'_> {
         let mut seq = self
             .db
             .query(Stmt::new(
-                "SELECT COALESCE(MAX(seq), 0) FROM sim_leads WHERE campaign_id = ?",
+                "SELECT COALESCE(MAX(seq), 0) FROM sandbox_sending_leads WHERE campaign_id = ?",
                 vec![campaign.into()],
             ))?
             .scalar_i64()
@@ -1082,7 +1088,7 @@ impl SendingPlatform for Sandbox<'_> {
                 variables: l.variables.clone(),
             };
             stmts.push(Stmt::new(
-                "INSERT INTO sim_leads (campaign_id, email, doc, step, next_at, state, seq) VALUES (?, ?, ?, 0, ?, 'active', ?) \
+                "INSERT INTO sandbox_sending_leads (campaign_id, email, doc, step, next_at, state, seq) VALUES (?, ?, ?, 0, ?, 'active', ?) \
                  ON CONFLICT (campaign_id, email) DO NOTHING RETURNING email",
                 vec![campaign.into(), email.into(), to_document(&doc)?.into(), self.now.max(start).into(), seq.into()],
             ));
@@ -1103,7 +1109,7 @@ impl SendingPlatform for Sandbox<'_> {
             return Err(PlatformError::Refused("The campaign is completed.".into()));
         }
         self.db.batch(vec![Stmt::new(
-            "UPDATE sim_campaigns SET status = ?, activated_at = ? WHERE id = ?",
+            "UPDATE sandbox_sending_campaigns SET status = ?, activated_at = ? WHERE id = ?",
             vec![ACTIVE.into(), self.now.max(self.frontier()).into(), campaign.into()],
         )])?;
         Ok(())
@@ -1113,7 +1119,7 @@ impl SendingPlatform for Sandbox<'_> {
         let c = self.campaign(campaign)?;
         if c.status == ACTIVE || c.status == DRAFT {
             self.db.batch(vec![Stmt::new(
-                "UPDATE sim_campaigns SET status = ? WHERE id = ?",
+                "UPDATE sandbox_sending_campaigns SET status = ? WHERE id = ?",
                 vec![PAUSED.into(), campaign.into()],
             )])?;
         }
@@ -1140,12 +1146,15 @@ impl SendingPlatform for Sandbox<'_> {
                     COUNT(DISTINCT CASE WHEN kind = 'reply' THEN lead END) AS replied, \
                     COALESCE(SUM(kind = 'bounce'), 0) AS bounced, \
                     COUNT(DISTINCT CASE WHEN kind = 'unsubscribe' THEN lead END) AS unsubscribed \
-             FROM sim_events WHERE campaign_id = ? AND at <= ?",
+             FROM sandbox_sending_events WHERE campaign_id = ? AND at <= ?",
             vec![campaign.into(), at.into()],
         )?;
         let leads = self
             .db
-            .query(Stmt::new("SELECT COUNT(*) FROM sim_leads WHERE campaign_id = ?", vec![campaign.into()]))?
+            .query(Stmt::new(
+                "SELECT COUNT(*) FROM sandbox_sending_leads WHERE campaign_id = ?",
+                vec![campaign.into()],
+            ))?
             .scalar_i64()
             .unwrap_or(0);
         let n = |v: i64| u32::try_from(v).unwrap_or(0);
@@ -1165,7 +1174,7 @@ impl SendingPlatform for Sandbox<'_> {
             at: i64,
         }
         let events: Vec<EventRow> = self.db.rows(
-            "SELECT kind, step, at FROM sim_events WHERE campaign_id = ? AND kind IN ('sent', 'reply') AND at <= ? ORDER BY at",
+            "SELECT kind, step, at FROM sandbox_sending_events WHERE campaign_id = ? AND kind IN ('sent', 'reply') AND at <= ? ORDER BY at",
             vec![campaign.into(), at.into()],
         )?;
         let zone = calendar::zone(&spec.timezone);
@@ -1216,7 +1225,7 @@ impl SendingPlatform for Sandbox<'_> {
             body: String,
         }
         let rows: Vec<Row> = self.db.rows(
-            "SELECT id, lead, kind, step, account, at, subject, body FROM sim_events \
+            "SELECT id, lead, kind, step, account, at, subject, body FROM sandbox_sending_events \
              WHERE campaign_id = ? AND kind IN ('reply', 'auto_reply', 'bounce') AND at >= ? AND at <= ? ORDER BY at, id LIMIT ?",
             vec![campaign.into(), since_ms.into(), self.frontier().into(), PAGE.into()],
         )?;
@@ -1247,7 +1256,7 @@ impl SendingPlatform for Sandbox<'_> {
             kind: String,
         }
         let rows: Vec<Row> = self.db.rows(
-            "SELECT DISTINCT lead, kind FROM sim_events WHERE campaign_id = ? AND kind IN ('bounce', 'unsubscribe') AND at <= ? ORDER BY lead",
+            "SELECT DISTINCT lead, kind FROM sandbox_sending_events WHERE campaign_id = ? AND kind IN ('bounce', 'unsubscribe') AND at <= ? ORDER BY lead",
             vec![campaign.into(), self.frontier().into()],
         )?;
         Ok(rows
@@ -1258,7 +1267,7 @@ impl SendingPlatform for Sandbox<'_> {
 
     async fn block(&self, value: &str) -> PResult<()> {
         self.db.batch(vec![Stmt::new(
-            "INSERT OR IGNORE INTO sim_blocklist (value, created_at) VALUES (?, ?)",
+            "INSERT OR IGNORE INTO sandbox_sending_blocklist (value, created_at) VALUES (?, ?)",
             vec![value.trim().to_ascii_lowercase().into(), self.now.into()],
         )])?;
         Ok(())

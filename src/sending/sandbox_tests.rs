@@ -100,7 +100,8 @@ fn orders_are_idempotent_and_own_names_take_two_business_days() {
     let first = block_on(sb.place_order(&spec, "vibesell-apr_1-order")).unwrap();
     let again = block_on(sb.place_order(&spec, "vibesell-apr_1-order")).unwrap();
     assert_eq!(first, again, "the same key places the order once");
-    let orders = db.query(Stmt::new("SELECT COUNT(*) FROM sim_orders", vec![])).unwrap().scalar_i64();
+    let orders =
+        db.query(Stmt::new("SELECT COUNT(*) FROM sandbox_sending_orders", vec![])).unwrap().scalar_i64();
     assert_eq!(orders, Some(1));
     // Ordered domains are no longer available.
     assert!(!block_on(sb.check_domains(&[two[0].clone()])).unwrap()[0].available);
@@ -214,7 +215,8 @@ struct Event {
 
 fn events(db: &MemoryDb) -> Vec<Event> {
     let db: &dyn Db = db;
-    db.rows("SELECT id, lead, kind, step, account, at FROM sim_events ORDER BY id", vec![]).unwrap()
+    db.rows("SELECT id, lead, kind, step, account, at FROM sandbox_sending_events ORDER BY id", vec![])
+        .unwrap()
 }
 
 #[test]

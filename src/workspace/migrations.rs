@@ -130,28 +130,28 @@ pub const ALL: &[Migration] = &[
         statements: &[
             // The sandbox sending platform's own state (`sending::sandbox`): what a real platform
             // would keep on its side. Live workspaces never write these tables.
-            "CREATE TABLE sim_state (id INTEGER PRIMARY KEY CHECK (id = 1), anchor_real INTEGER NOT NULL, \
+            "CREATE TABLE sandbox_sending_state (id INTEGER PRIMARY KEY CHECK (id = 1), anchor_real INTEGER NOT NULL, \
              anchor_sim INTEGER NOT NULL, scale REAL NOT NULL, frontier INTEGER NOT NULL)",
-            "CREATE TABLE sim_orders (id TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, \
+            "CREATE TABLE sandbox_sending_orders (id TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, \
              doc TEXT NOT NULL, total INTEGER NOT NULL, created_at INTEGER NOT NULL)",
-            "CREATE TABLE sim_accounts (email TEXT PRIMARY KEY, domain TEXT NOT NULL, order_id TEXT NOT NULL, \
+            "CREATE TABLE sandbox_sending_accounts (email TEXT PRIMARY KEY, domain TEXT NOT NULL, order_id TEXT NOT NULL, \
              first_name TEXT NOT NULL, last_name TEXT NOT NULL, pre_warmed INTEGER NOT NULL, created_at INTEGER NOT NULL, \
              ready_at INTEGER NOT NULL, warmup_at INTEGER, sent_day TEXT, sent_count INTEGER NOT NULL DEFAULT 0, \
              cold_days INTEGER NOT NULL DEFAULT 0)",
-            "CREATE INDEX sim_accounts_by_domain ON sim_accounts (domain)",
-            "CREATE TABLE sim_campaigns (id TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL UNIQUE, name TEXT NOT NULL, \
+            "CREATE INDEX sandbox_sending_accounts_by_domain ON sandbox_sending_accounts (domain)",
+            "CREATE TABLE sandbox_sending_campaigns (id TEXT PRIMARY KEY, idempotency_key TEXT NOT NULL UNIQUE, name TEXT NOT NULL, \
              status INTEGER NOT NULL, doc TEXT NOT NULL, created_at INTEGER NOT NULL, activated_at INTEGER, day TEXT, \
              day_sent INTEGER NOT NULL DEFAULT 0)",
-            "CREATE TABLE sim_leads (campaign_id TEXT NOT NULL, email TEXT NOT NULL, doc TEXT NOT NULL, \
+            "CREATE TABLE sandbox_sending_leads (campaign_id TEXT NOT NULL, email TEXT NOT NULL, doc TEXT NOT NULL, \
              step INTEGER NOT NULL, next_at INTEGER NOT NULL, state TEXT NOT NULL, seq INTEGER NOT NULL, \
              PRIMARY KEY (campaign_id, email))",
-            "CREATE INDEX sim_leads_due ON sim_leads (campaign_id, state, next_at)",
-            "CREATE TABLE sim_events (id TEXT PRIMARY KEY, campaign_id TEXT NOT NULL, lead TEXT NOT NULL, kind TEXT NOT NULL, \
+            "CREATE INDEX sandbox_sending_leads_due ON sandbox_sending_leads (campaign_id, state, next_at)",
+            "CREATE TABLE sandbox_sending_events (id TEXT PRIMARY KEY, campaign_id TEXT NOT NULL, lead TEXT NOT NULL, kind TEXT NOT NULL, \
              step INTEGER NOT NULL, account TEXT NOT NULL, at INTEGER NOT NULL, applied INTEGER NOT NULL DEFAULT 0, \
              subject TEXT NOT NULL, body TEXT NOT NULL)",
-            "CREATE INDEX sim_events_pending ON sim_events (applied, kind, at)",
-            "CREATE INDEX sim_events_by_campaign ON sim_events (campaign_id, kind, at)",
-            "CREATE TABLE sim_blocklist (value TEXT PRIMARY KEY, created_at INTEGER NOT NULL)",
+            "CREATE INDEX sandbox_sending_events_pending ON sandbox_sending_events (applied, kind, at)",
+            "CREATE INDEX sandbox_sending_events_by_campaign ON sandbox_sending_events (campaign_id, kind, at)",
+            "CREATE TABLE sandbox_sending_blocklist (value TEXT PRIMARY KEY, created_at INTEGER NOT NULL)",
         ],
     },
     Migration {
