@@ -560,13 +560,21 @@ impl SendingPlatform for Instantly<'_> {
         Ok(Self::parse_quote(&v))
     }
 
-    async fn place_order(&self, order: &OrderSpec, key: &str) -> PResult<Placed> {
+    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed> {
         let domains: Vec<String> = order.items.iter().map(|i| i.domain.to_ascii_lowercase()).collect();
         let placed_before = |ordered: &[String]| domains.iter().all(|d| ordered.contains(d));
         let reference = format!("instantly:{}", domains.join(","));
         // An earlier attempt with this key may have gone through without us hearing back.
         if placed_before(&self.ordered_domains().await?) {
             return Ok(Placed { reference, charged: None });
+        }
+        // The price is checked again just before buying: never more than the user approved.
+        let quote = self.quote(order).await?;
+        if !quote.valid {
+            return Err(PlatformError::Refused(quote.problems.join(" ")));
+        }
+        if quote.due_now > max_due_now {
+            return Err(PlatformError::Refused(super::sandbox::price_changed(max_due_now, quote.due_now)));
         }
         let body = Self::order_body(order, false);
         for attempt in 0..2 {

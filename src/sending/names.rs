@@ -152,6 +152,21 @@ pub fn fold(name: &str) -> String {
     out
 }
 
+/// A mailbox name the user wrote (`Anna.Berg@…` → `anna.berg`): what is before `@`, folded
+/// like [`fold`] but keeping digits and dots. `None` unless it is a valid mailbox name.
+pub fn local_part_of(word: &str) -> Option<String> {
+    let before = word.split('@').next().unwrap_or_default().trim_matches(|c: char| !c.is_alphanumeric());
+    let mut out = String::new();
+    for c in before.chars() {
+        match c {
+            '.' => out.push('.'),
+            '0'..='9' => out.push(c),
+            _ => out.push_str(&fold(&c.to_string())),
+        }
+    }
+    is_local_part(&out).then_some(out)
+}
+
 /// A sender: the name prospects see and the parts mailbox names are made of.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sender {
@@ -313,5 +328,8 @@ mod tests {
         assert!(Sender::parse("李 王").is_none(), "no usable letters");
         assert_eq!(fold("Strauß"), "strauss");
         assert!(is_local_part("anna.berg") && !is_local_part("anna..berg") && !is_local_part(".anna"));
+        assert_eq!(local_part_of("Zoë.Berg@getacme.com,").as_deref(), Some("zoe.berg"));
+        assert_eq!(local_part_of("sales2"), Some("sales2".into()));
+        assert_eq!(local_part_of("—"), None);
     }
 }

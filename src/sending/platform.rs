@@ -407,8 +407,8 @@ pub trait SendingPlatform {
     /// Prices and validates an order without placing it.
     async fn quote(&self, order: &OrderSpec) -> PResult<Quote>;
     /// Places an order, at most once per `key` (a retry with the same key returns the same
-    /// order).
-    async fn place_order(&self, order: &OrderSpec, key: &str) -> PResult<Placed>;
+    /// order), and never for more than `max_due_now` cents (the price the user approved).
+    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed>;
     /// The mailboxes with these addresses that exist.
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>>;
     /// DNS authentication of the domains of these mailboxes.
@@ -493,8 +493,8 @@ impl SendingPlatform for Platform<'_> {
     async fn quote(&self, order: &OrderSpec) -> PResult<Quote> {
         delegate!(self, p => p.quote(order).await)
     }
-    async fn place_order(&self, order: &OrderSpec, key: &str) -> PResult<Placed> {
-        delegate!(self, p => p.place_order(order, key).await)
+    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed> {
+        delegate!(self, p => p.place_order(order, key, max_due_now).await)
     }
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>> {
         delegate!(self, p => p.accounts(emails).await)

@@ -894,7 +894,7 @@ impl SendingPlatform for Sandbox<'_> {
         Ok(self.price(order)?)
     }
 
-    async fn place_order(&self, order: &OrderSpec, key: &str) -> PResult<Placed> {
+    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed> {
         #[derive(Deserialize)]
         struct Row {
             id: String,
@@ -910,6 +910,9 @@ impl SendingPlatform for Sandbox<'_> {
         let quote = self.price(order)?;
         if !quote.valid {
             return Err(PlatformError::Refused(quote.problems.join(" ")));
+        }
+        if quote.due_now > max_due_now {
+            return Err(PlatformError::Refused(price_changed(max_due_now, quote.due_now)));
         }
         let id = format!("sim_ord_{:016x}", stable_hash(&[key.as_bytes()]));
         let at = self.now;
@@ -1272,6 +1275,16 @@ impl SendingPlatform for Sandbox<'_> {
         )])?;
         Ok(())
     }
+}
+
+/// Why an order was not placed when its price went up after the user approved it.
+pub fn price_changed(approved: i64, now: i64) -> String {
+    let m = |c: i64| crate::plans::Money::new(c, "usd").display();
+    format!(
+        "The price went up from {} to {} since it was approved, so nothing was ordered.",
+        m(approved),
+        m(now)
+    )
 }
 
 /// A quote as stored with a placed order (so a retried order returns what was charged).

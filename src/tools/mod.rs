@@ -12,6 +12,7 @@ pub mod estimate;
 pub mod leads;
 pub mod registry;
 pub mod schema;
+pub mod sending;
 pub mod support;
 pub mod target;
 pub mod workspace;
@@ -34,6 +35,9 @@ pub const ALL: &[&dyn DynTool] = &[
     &leads::EstimateLeadPool,
     &leads::PreviewLeadSample,
     &emails::CheckFirstEmail,
+    &sending::CheckDomains,
+    &sending::ListWarmedDomains,
+    &sending::GetSendingSetup,
     &estimate::EstimateCampaignPlan,
     &billing::GetPlansAndBilling,
     &approvals::ListPendingApprovals,
@@ -47,6 +51,14 @@ pub const ALL: &[&dyn DynTool] = &[
     &emails::SavePlaybook,
     &emails::SaveSequence,
     &emails::ApproveSequence,
+    &sending::SizeSendingCapacity,
+    &sending::ConfirmSizing,
+    &sending::ChooseSendingSource,
+    &sending::ProposeWarmedDomains,
+    &sending::ProposeDomains,
+    &sending::ProposeEmail,
+    &sending::OrderSendingSetup,
+    &sending::StartWarmup,
     &billing::UpgradePlanTool,
     &billing::StartCheckout,
     &billing::OpenBillingPortal,

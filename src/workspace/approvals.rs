@@ -166,7 +166,8 @@ impl<A: Action> DynAction for A {
 }
 
 /// Every action that can be approved. To add one: implement [`Action`] and list it here.
-pub const ACTIONS: &[&dyn DynAction] = &[&super::billing::UpgradePlan, &super::leads::ImportLeads];
+pub const ACTIONS: &[&dyn DynAction] =
+    &[&super::billing::UpgradePlan, &super::leads::ImportLeads, &crate::tools::sending::OrderSendingSetup];
 
 /// The action named `name`.
 pub fn find_action(name: &str) -> Option<&'static dyn DynAction> {

@@ -23,6 +23,7 @@ pub mod personal_data;
 pub mod planning;
 pub mod playbook;
 pub mod schedule;
+pub mod sending;
 pub mod sequence;
 pub mod support;
 pub mod suppression;

@@ -83,6 +83,8 @@ pub const JOBS: &[&dyn DynJob] = &[
     &super::approvals::FinishExecution,
     // support
     &super::support::ForwardSupport,
+    // sending
+    &super::sending::SyncSending,
 ];
 
 /// The job named `name`, if it exists.

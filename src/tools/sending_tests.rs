@@ -1,0 +1,469 @@
+//! The sending tools natively, on the sandbox platform: sizing, the questions and their cards,
+//! the order approval, the setup and the warm-up over simulated days.
+
+use serde_json::{Value, json};
+
+use crate::auth::{Principal, ScopeSet};
+use crate::config::Config;
+use crate::outbound::NoNetwork;
+use crate::providers::sandbox_billing::{CARD_OK, Paid};
+use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
+use crate::tools::{Outcome, ToolOutcome};
+use crate::workspace::{self, Op, OpReply, Services, ToolCall};
+
+const DAY: i64 = 86_400_000;
+
+pub(crate) struct World {
+    pub db: MemoryDb,
+    pub config: Config,
+    pub app: Principal,
+}
+
+impl World {
+    pub fn new() -> World {
+        let w = World { db: MemoryDb::new(), config: test_config(), app: principal(ScopeSet::FULL, true) };
+        workspace::open(&w.db, &w.app, NOW_MS).unwrap();
+        w
+    }
+
+    pub fn call(&self, tool: &str, arguments: Value, now: i64) -> ToolOutcome {
+        let call = ToolCall {
+            tool: tool.into(),
+            arguments,
+            principal: self.app.clone(),
+            request_id: "req_1".into(),
+        };
+        block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, now))
+    }
+
+    pub fn ok(&self, tool: &str, arguments: Value, now: i64) -> Value {
+        let out = self.call(tool, arguments, now);
+        assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
+        out.structured.unwrap()
+    }
+
+    pub fn refused(&self, tool: &str, arguments: Value, now: i64) -> String {
+        let out = self.call(tool, arguments, now);
+        assert_eq!(out.outcome, Outcome::Refused, "{tool}: {}", out.text);
+        out.text
+    }
+
+    /// Subscribes to `plan` through the sandbox checkout page.
+    pub fn subscribe(&self, plan: &str) {
+        let checkout = self.ok("start_checkout", json!({ "plan": plan }), NOW_MS);
+        let session = checkout["sessionId"].as_str().unwrap().to_owned();
+        let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: NOW_MS };
+        let paid =
+            block_on(workspace::handle_op(&svc, Op::SandboxPay { session, card: CARD_OK.into() })).unwrap();
+        assert!(matches!(paid, OpReply::SandboxPaid { outcome: Paid::Paid { .. } }), "{paid:?}");
+    }
+
+    /// Answers a choice with `answer` (the card it showed), returning the next result.
+    pub fn answer(&self, tool: &str, choice: &Value, answer: &str, now: i64) -> Value {
+        assert_eq!(choice["kind"], "choice", "{choice}");
+        let mut args = choice["arguments"].clone();
+        let mut answers = choice["answers"].as_array().cloned().unwrap_or_default();
+        answers.push(json!({ "card": choice["card"], "answer": answer }));
+        args["answers"] = Value::Array(answers);
+        self.ok(tool, args, now)
+    }
+
+    pub fn offer(&self) {
+        self.ok(
+            "save_offer",
+            json!({ "product": "Ledgerly", "description": "Close automation", "value_proposition": "3-day close",
+                    "website": "https://www.ledgerly.io", "postal_address": "1 Main St, Springfield" }),
+            NOW_MS,
+        );
+    }
+
+    /// Offer, sizing (6 mailboxes on 2 domains) confirmed.
+    pub fn sized(&self) -> Value {
+        self.offer();
+        self.ok(
+            "size_sending_capacity",
+            json!({ "volume": 45, "unit": "new_leads_per_day", "steps": 4 }),
+            NOW_MS,
+        );
+        self.ok("confirm_sizing", json!({}), NOW_MS)
+    }
+
+    /// Runs the workspace's alarm as the Durable Object would, every time a job is due, until
+    /// `until`.
+    pub fn run_jobs_until(&self, until: i64) -> usize {
+        let mut runs = 0;
+        while let Some(due) = workspace::next_alarm(&self.db).unwrap().filter(|d| *d <= until) {
+            let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: due };
+            block_on(workspace::on_alarm(&svc)).unwrap();
+            runs += 1;
+            assert!(runs < 100_000, "jobs keep running");
+        }
+        runs
+    }
+
+    /// Decides an approval as the user, in the card.
+    pub fn approve(&self, approval: &Value, now: i64) -> Value {
+        assert_eq!(approval["kind"], "approval", "{approval}");
+        self.ok("decide_approval", json!({ "id": approval["id"], "decision": "approve" }), now)
+    }
+
+    /// The whole own-brand path up to an approved order.
+    pub fn own_brand_ordered(&self) -> Value {
+        self.sized();
+        let q = self.ok("choose_sending_source", json!({}), NOW_MS);
+        self.answer("choose_sending_source", &q, "own_names", NOW_MS);
+        let q = self.ok("propose_domains", json!({}), NOW_MS);
+        self.answer("propose_domains", &q, "set_1", NOW_MS);
+        let q = self.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
+        self.answer("propose_email", &q, "names", NOW_MS);
+        self.subscribe("growth");
+        let approval = self.ok("order_sending_setup", json!({}), NOW_MS);
+        self.approve(&approval, NOW_MS)
+    }
+}
+
+#[test]
+fn sizing_turns_volume_into_mailboxes_and_checks_the_plan() {
+    let w = World::new();
+    assert!(w.refused("confirm_sizing", json!({}), NOW_MS).contains("size_sending_capacity"));
+    w.offer();
+    let s = w.ok(
+        "size_sending_capacity",
+        json!({ "volume": 45, "unit": "new_leads_per_day", "steps": 4 }),
+        NOW_MS,
+    );
+    assert_eq!(s["kind"], "sizing");
+    assert_eq!(
+        (s["confirmed"].clone(), s["mailboxes"].clone(), s["domains"].clone()),
+        (json!(false), json!(6), json!(2))
+    );
+    assert_eq!(
+        (s["emailsPerDay"].clone(), s["perMailbox"].clone(), s["rampDays"].clone()),
+        (json!(180), json!(30), json!(15))
+    );
+    assert_eq!(
+        (s["withinPlan"].clone(), s["upgradeTo"].clone()),
+        (json!(false), json!("growth")),
+        "the free plan has no mailboxes"
+    );
+    assert!(s["notes"].to_string().contains("Never from ledgerly.io"));
+    let bad = w.refused(
+        "size_sending_capacity",
+        json!({ "volume": 10, "unit": "emails_per_day", "per_mailbox": 80 }),
+        NOW_MS,
+    );
+    assert!(bad.contains("between 20 and 50"), "{bad}");
+    let c = w.ok("confirm_sizing", json!({}), NOW_MS);
+    assert_eq!(c["confirmed"], true);
+    // Sizing again un-confirms.
+    let again = w.ok("size_sending_capacity", json!({ "volume": 3000, "unit": "emails_per_month" }), NOW_MS);
+    assert_eq!((again["confirmed"].clone(), again["steps"].clone()), (json!(false), json!(4)));
+}
+
+#[test]
+fn the_source_question_is_settled_only_for_its_card_and_asked_again_when_it_changed() {
+    let w = World::new();
+    assert!(w.refused("choose_sending_source", json!({}), NOW_MS).contains("size_sending_capacity"));
+    w.sized();
+    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
+    assert_eq!(q["kind"], "choice");
+    assert_eq!(q["tool"], "choose_sending_source");
+    assert_eq!(q["question"], "Choose your sending addresses");
+    assert_eq!(q["choices"][0]["id"], "already_warmed");
+    assert_eq!(q["choices"][1]["id"], "own_names");
+    // Sunday 29 November: own-brand addresses ready on Tuesday 1 December (weekend not counted).
+    assert!(
+        q["choices"][1]["description"].as_str().unwrap().contains("Tue 1 Dec 2026"),
+        "{}",
+        q["choices"][1]
+    );
+    assert_eq!(q["allowFreeText"], true);
+    assert_eq!(
+        w.ok("choose_sending_source", json!({}), NOW_MS)["card"],
+        q["card"],
+        "same question, same card"
+    );
+    // An answer to another card does not count.
+    let other = w.ok(
+        "choose_sending_source",
+        json!({ "answers": [{ "card": "0000000000000000", "answer": "own_names" }] }),
+        NOW_MS,
+    );
+    assert_eq!(other["kind"], "choice");
+    let settled = w.answer("choose_sending_source", &q, "Send under my brand", NOW_MS);
+    assert_eq!(settled["kind"], "sending_choice");
+    assert_eq!(
+        (settled["source"].clone(), settled["setupDate"].clone()),
+        (json!("own_names"), json!("2026-12-01"))
+    );
+    assert_eq!(settled["readyDate"], "2026-12-15");
+    assert_eq!(settled["next"]["tool"], "propose_domains");
+    // The same call again is idempotent.
+    assert_eq!(w.answer("choose_sending_source", &q, "own_names", NOW_MS)["kind"], "sending_choice");
+    // The question changes when the sizing does: the old answer no longer counts, it is asked again.
+    w.ok("size_sending_capacity", json!({ "volume": 300, "unit": "emails_per_day" }), NOW_MS);
+    w.ok("confirm_sizing", json!({}), NOW_MS);
+    let out = w.call(
+        "choose_sending_source",
+        json!({ "answers": [{ "card": q["card"], "answer": "own_names" }] }),
+        NOW_MS,
+    );
+    let again = out.structured.unwrap();
+    assert_eq!(again["kind"], "choice");
+    assert_ne!(again["card"], q["card"]);
+    assert!(out.text.contains("asked again"), "{}", out.text);
+    // Downstream steps wait for the new answer.
+    assert!(w.refused("propose_domains", json!({}), NOW_MS).contains("choose_sending_source"));
+    // The next day the dates move, so the card does too.
+    let tomorrow = w.ok("choose_sending_source", json!({}), NOW_MS + DAY);
+    assert_ne!(tomorrow["card"], again["card"]);
+    // Free text is read when it is clear, asked again when not.
+    let unclear = w.call(
+        "choose_sending_source",
+        json!({ "answers": [{ "card": again["card"], "answer": "hmm" }] }),
+        NOW_MS,
+    );
+    assert!(unclear.text.contains("did not clearly pick"), "{}", unclear.text);
+    let warmed = w.answer("choose_sending_source", &again, "whatever is fastest", NOW_MS);
+    assert_eq!(warmed["source"], "already_warmed");
+    assert_eq!(warmed["next"]["tool"], "propose_warmed_domains");
+}
+
+#[test]
+fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
+    let w = World::new();
+    w.sized();
+    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
+    w.answer("choose_sending_source", &q, "own_names", NOW_MS);
+    assert!(w.refused("propose_warmed_domains", json!({}), NOW_MS).contains("propose_domains"));
+    let d = w.ok("propose_domains", json!({}), NOW_MS);
+    assert_eq!(d["kind"], "choice");
+    let first = d["choices"][0]["label"].as_str().unwrap().to_owned();
+    assert!(
+        first.contains(" + ") && first.split(" + ").all(|d| d != "ledgerly.io" && d != "ledgerly.com"),
+        "{first}"
+    );
+    assert!(d["choices"][0]["description"].as_str().unwrap().contains("/year"), "{}", d["choices"][0]);
+    // A free-text answer naming the primary domain is refused and the question says why.
+    let bad = w.answer("propose_domains", &d, "ledgerly.io and getledgerly.com", NOW_MS);
+    assert_eq!(bad["kind"], "choice");
+    assert!(bad["reason"].as_str().unwrap().contains("primary domain"), "{}", bad["reason"]);
+    let settled = w.answer("propose_domains", &d, "set_1", NOW_MS);
+    assert_eq!(settled["kind"], "sending_choice");
+    let domains: Vec<String> = settled["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(domains.len(), 2);
+    assert_eq!(first, domains.join(" + "));
+    assert_eq!(settled["domains"][0]["price"]["interval"], "year");
+
+    assert!(w.refused("propose_email", json!({}), NOW_MS).contains("sender"));
+    let e = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
+    assert_eq!(e["kind"], "choice");
+    assert_eq!(e["arguments"]["sender_name"], "Anna Berg");
+    assert_eq!(e["choices"][0]["label"], "anna@, anna.berg@, a.berg@ on each domain");
+    let step = w.answer("propose_email", &e, "names", NOW_MS);
+    assert_eq!(step["kind"], "email_step");
+    let addresses: Vec<&str> =
+        step["addresses"].as_array().unwrap().iter().map(|a| a["address"].as_str().unwrap()).collect();
+    assert_eq!(addresses.len(), 6);
+    assert_eq!(addresses[0], format!("anna@{}", domains[0]));
+    assert_eq!(step["addresses"][0]["name"], "Anna Berg");
+    assert_eq!(step["next"]["tool"], "order_sending_setup");
+
+    // The free plan allows no mailbox: the order is refused with the plan that lifts it.
+    let limit = w.refused("order_sending_setup", json!({}), NOW_MS);
+    assert!(limit.contains("Plan limit") && limit.contains("Growth"), "{limit}");
+    w.subscribe("growth");
+    let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+    assert_eq!(
+        (approval["status"].clone(), approval["irreversible"].clone()),
+        (json!("pending"), json!(true))
+    );
+    let impact = approval["impact"].to_string();
+    assert!(
+        impact.contains("not refundable")
+            && impact.contains("Charged now")
+            && impact.contains("Tue 1 Dec 2026"),
+        "{impact}"
+    );
+    assert_eq!(approval["cost"]["currency"], "usd");
+    let cost = approval["cost"]["amount"].as_i64().unwrap();
+    assert!(cost >= 2 * 1_100 + 6 * 300, "{cost}");
+    assert_eq!(
+        w.ok("order_sending_setup", json!({}), NOW_MS)["id"],
+        approval["id"],
+        "asking again returns it"
+    );
+    assert!(w.refused("get_sending_setup", json!({}), NOW_MS).contains("order_sending_setup"));
+    let done = w.approve(&approval, NOW_MS);
+    assert_eq!(done["status"], "done", "{done}");
+    assert!(done["result"].as_str().unwrap().contains("6 mailboxes"), "{done}");
+    assert!(w.refused("order_sending_setup", json!({}), NOW_MS).contains("already ordered"));
+
+    // Sunday: being set up; warm-up asked for now starts when the mailboxes exist.
+    let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 60_000);
+    assert_eq!(
+        (setup["status"].clone(), setup["setupDate"].clone()),
+        (json!("setting_up"), json!("2026-12-01"))
+    );
+    assert_eq!(setup["mailboxes"].as_array().unwrap().len(), 6);
+    assert_eq!(setup["domains"][0]["dns"]["dmarc"], "pending");
+    let warm = w.ok("start_warmup", json!({}), NOW_MS + 120_000);
+    assert_eq!(warm["kind"], "warmup");
+    assert_eq!(warm["status"], "scheduled");
+    // Tuesday afternoon: set up, warming.
+    let tuesday = NOW_MS + 2 * DAY + 3_600_000;
+    let setup = w.ok("get_sending_setup", json!({}), tuesday);
+    assert_eq!(setup["status"], "warming", "{setup}");
+    assert_eq!(
+        setup["domains"][0]["dns"],
+        json!({ "spf": "pass", "dkim": "pass", "dmarc": "pass", "mx": "pass" })
+    );
+    assert_eq!(setup["mailboxes"][0]["warmupDay"], 1);
+    let warm = w.ok("start_warmup", json!({}), tuesday + 5 * DAY);
+    assert_eq!(
+        (warm["status"].clone(), warm["day"].clone(), warm["days"].clone()),
+        (json!("running"), json!(6), json!(14))
+    );
+    assert!(warm["health"].as_i64().unwrap() > 60);
+    // Fifteen days later: ready.
+    let setup = w.ok("get_sending_setup", json!({}), tuesday + 15 * DAY);
+    assert_eq!(setup["status"], "ready", "{setup}");
+    assert!(setup["mailboxes"].as_array().unwrap().iter().all(|m| m["status"] == "ready"));
+    assert_eq!(w.ok("start_warmup", json!({}), tuesday + 15 * DAY)["status"], "done");
+}
+
+#[test]
+fn warmed_addresses_are_ready_within_the_hour() {
+    let w = World::new();
+    w.sized();
+    let shelf = w.ok("list_warmed_domains", json!({}), NOW_MS);
+    assert_eq!(shelf["kind"], "warmed_shelf");
+    let stock: Vec<String> =
+        shelf["domains"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap().to_owned()).collect();
+    assert!(stock.len() >= 4);
+    assert_eq!(
+        shelf["domains"][0]["price"],
+        json!({ "amount": 500, "currency": "usd", "interval": "month" })
+    );
+    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
+    w.answer("choose_sending_source", &q, "already_warmed", NOW_MS);
+    assert!(w.refused("propose_domains", json!({}), NOW_MS).contains("propose_warmed_domains"));
+    let d = w.ok("propose_warmed_domains", json!({}), NOW_MS);
+    // The user names two domains of the stock in their own words.
+    let picked =
+        w.answer("propose_warmed_domains", &d, &format!("{} and {}, please", stock[2], stock[3]), NOW_MS);
+    assert_eq!(picked["kind"], "sending_choice", "{picked}");
+    assert_eq!(picked["domains"][0]["name"], stock[2].as_str());
+    assert_eq!(picked["domains"][0]["price"]["amount"], 1_500, "3 mailboxes at $5");
+    let e = w.ok("propose_email", json!({ "sender_name": "Zoë Müller" }), NOW_MS);
+    let step = w.answer("propose_email", &e, "zoe, Zoë.Müller@x, sales", NOW_MS);
+    assert_eq!(step["kind"], "email_step", "{step}");
+    assert_eq!(step["addresses"][1]["address"], format!("zoe.muller@{}", stock[2]));
+    w.subscribe("growth");
+    let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+    assert!(approval["impact"].to_string().contains("no warm-up needed"));
+    assert_eq!(approval["cost"]["amount"], 3_000);
+    assert_eq!(w.approve(&approval, NOW_MS)["status"], "done");
+    let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 2 * 3_600_000);
+    assert_eq!(
+        (setup["status"].clone(), setup["source"].clone()),
+        (json!("ready"), json!("already_warmed")),
+        "{setup}"
+    );
+    assert!(setup["mailboxes"][0].get("warmupDay").is_none());
+}
+
+#[test]
+fn check_domains_prices_and_flags_unsuitable_names() {
+    let w = World::new();
+    w.offer();
+    let q = w.ok("check_domains", json!({ "domains": ["ledgerly.io", "getledgerly.com", "https://www.TryLedgerly.com/", "google.com"] }), NOW_MS);
+    assert_eq!(q["kind"], "domain_quote");
+    let d = q["domains"].as_array().unwrap();
+    assert_eq!(d.len(), 4);
+    assert_eq!(d[0]["suitable"], false);
+    assert_eq!(d[2]["name"], "tryledgerly.com");
+    assert_eq!(d[3]["available"], false);
+    let priced: i64 = d
+        .iter()
+        .filter(|x| x["suitable"] == true && x["available"] == true)
+        .map(|x| x["price"]["amount"].as_i64().unwrap())
+        .sum();
+    if priced > 0 {
+        assert_eq!(q["total"]["amount"], priced);
+    }
+}
+
+/// Writes (with `UPDATE_SNAPSHOTS=1`) or checks the card fixtures of the sending kinds
+/// (`tests/fixtures/card/<kind>.json`): they are real outputs of a sandbox run, so the card is
+/// designed and tested against what the tools return.
+pub(crate) fn check_fixtures(outputs: &[(&str, ToolOutcome)]) {
+    for (tool, out) in outputs {
+        assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
+        let data = out.structured.clone().unwrap();
+        let kind = data["kind"].as_str().unwrap().to_owned();
+        let fixture = json!({ "tool": tool, "text": out.text, "structuredContent": data });
+        let path = format!("{}/tests/fixtures/card/{kind}.json", env!("CARGO_MANIFEST_DIR"));
+        let mut text = serde_json::to_string_pretty(&fixture).unwrap();
+        text.push('\n');
+        if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
+            std::fs::write(&path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "{path} is not what {tool} returns; run UPDATE_SNAPSHOTS=1 cargo test and review"
+        );
+    }
+}
+
+#[test]
+fn card_fixtures_are_real_sending_outputs() {
+    let w = World::new();
+    w.offer();
+    let check = w.call(
+        "check_domains",
+        json!({ "domains": ["getledgerly.com", "tryledgerly.com", "ledgerlyhq.com", "ledgerly.io"] }),
+        NOW_MS,
+    );
+    let shelf = w.call("list_warmed_domains", json!({}), NOW_MS);
+    w.ok("size_sending_capacity", json!({ "volume": 45, "unit": "new_leads_per_day", "steps": 4 }), NOW_MS);
+    let sizing = w.call("confirm_sizing", json!({}), NOW_MS);
+    let question = w.call("choose_sending_source", json!({}), NOW_MS);
+    let q = question.structured.clone().unwrap();
+    w.answer("choose_sending_source", &q, "own_names", NOW_MS);
+    let d = w.ok("propose_domains", json!({}), NOW_MS);
+    let mut answers = d["answers"].as_array().cloned().unwrap_or_default();
+    answers.push(json!({ "card": d["card"], "answer": "set_1" }));
+    let domains = w.call("propose_domains", json!({ "answers": answers }), NOW_MS);
+    let e = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
+    let email = w.call(
+        "propose_email",
+        json!({ "sender_name": "Anna Berg", "answers": [{ "card": e["card"], "answer": "names" }] }),
+        NOW_MS,
+    );
+    w.subscribe("growth");
+    let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+    w.approve(&approval, NOW_MS);
+    w.ok("start_warmup", json!({}), NOW_MS);
+    let tuesday = NOW_MS + 2 * DAY + 3_600_000;
+    assert!(w.run_jobs_until(tuesday + 3 * DAY) > 100, "the sync job follows the setup");
+    let warmup = w.call("start_warmup", json!({}), tuesday + 3 * DAY);
+    let setup = w.call("get_sending_setup", json!({}), tuesday + 3 * DAY);
+    check_fixtures(&[
+        ("check_domains", check),
+        ("list_warmed_domains", shelf),
+        ("confirm_sizing", sizing),
+        ("choose_sending_source", question),
+        ("propose_domains", domains),
+        ("propose_email", email),
+        ("start_warmup", warmup),
+        ("get_sending_setup", setup),
+    ]);
+    let _ = World::own_brand_ordered;
+}
