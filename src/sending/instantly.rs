@@ -466,6 +466,10 @@ impl SendingPlatform for Instantly<'_> {
         self.clock.get()
     }
 
+    fn observed_ms(&self) -> i64 {
+        self.clock.get()
+    }
+
     async fn advance(&self) -> PResult<bool> {
         // The real platform runs by itself.
         Ok(false)

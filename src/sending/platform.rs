@@ -395,6 +395,9 @@ pub enum Outcome {
 pub trait SendingPlatform {
     /// The platform's clock (ms): the real time, or the simulation's (accelerated) time.
     fn now_ms(&self) -> i64;
+    /// The time the state the platform reports is current at: now for a real platform, the
+    /// simulation's frontier while it catches up hour by hour.
+    fn observed_ms(&self) -> i64;
     /// Lets the platform's own time move on by one step, if it is behind: the simulation
     /// advances one hour of sending and returns true; a real platform runs by itself (false).
     async fn advance(&self) -> PResult<bool>;
@@ -477,6 +480,9 @@ macro_rules! delegate {
 impl SendingPlatform for Platform<'_> {
     fn now_ms(&self) -> i64 {
         delegate!(self, p => p.now_ms())
+    }
+    fn observed_ms(&self) -> i64 {
+        delegate!(self, p => p.observed_ms())
     }
     async fn advance(&self) -> PResult<bool> {
         delegate!(self, p => p.advance().await)

@@ -534,9 +534,14 @@ impl Sandbox<'_> {
         )
     }
 
-    /// When the next thing happens that needs a step: a reply or an unsubscribe to apply, or a
-    /// campaign able to send.
+    /// When the next thing happens that needs a step: a reply or an unsubscribe to apply, a
+    /// mailbox whose setup completes, a new day of warm-up (its statistics change daily), or a
+    /// campaign able to send. Stepping through them lets VibeSell see each when it happens.
     fn next_activity(&self, from: i64) -> Result<Option<i64>, StoreError> {
+        let min = |a: Option<i64>, b: Option<i64>| match (a, b) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
         let mut next = self
             .db
             .query(Stmt::new(
@@ -544,6 +549,24 @@ impl Sandbox<'_> {
                 vec![],
             ))?
             .scalar_i64();
+        let setup = self
+            .db
+            .query(Stmt::new(
+                "SELECT MIN(ready_at) FROM sandbox_sending_accounts WHERE ready_at > ?",
+                vec![from.into()],
+            ))?
+            .scalar_i64();
+        // The next warm-up day boundary of mailboxes in their first weeks of warm-up.
+        let warmup_day = self
+            .db
+            .query(Stmt::new(
+                "SELECT MIN(CASE WHEN warmup_at > ? THEN warmup_at \
+                 ELSE warmup_at + ((? - warmup_at) / ? + 1) * ? END) \
+                 FROM sandbox_sending_accounts WHERE pre_warmed = 0 AND warmup_at IS NOT NULL AND warmup_at + 30 * ? > ?",
+                vec![from.into(), from.into(), DAY.into(), DAY.into(), DAY.into(), from.into()],
+            ))?
+            .scalar_i64();
+        next = min(next, min(setup, warmup_day));
         for c in self.active_campaigns()? {
             let spec: CampaignSpec = from_document(&c.doc)?;
             let Some(w) = window(&spec) else { continue };
@@ -845,6 +868,10 @@ fn list_param(values: &[String]) -> Result<crate::store::SqlValue, StoreError> {
 impl SendingPlatform for Sandbox<'_> {
     fn now_ms(&self) -> i64 {
         self.now
+    }
+
+    fn observed_ms(&self) -> i64 {
+        self.frontier()
     }
 
     async fn advance(&self) -> PResult<bool> {

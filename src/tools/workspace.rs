@@ -50,6 +50,8 @@ pub struct WorkspaceView {
     /// Target, playbook, sequence, leads and the personal-data access log.
     #[serde(flatten)]
     pub planning: crate::workspace::planning::Planning,
+    /// The sending setup so far: sizing, source, domains, addresses, mailboxes.
+    pub sending: crate::workspace::sending::Summary,
     /// Every step of the journey with its status.
     pub journey: Vec<JourneyStep>,
     /// What to do next; absent when every step is done.
@@ -105,6 +107,8 @@ impl Tool for GetWorkspaceContext {
             progress.done(Step::Offer);
         }
         let planning = crate::workspace::planning::load(cx.db, &mut progress)?;
+        let sending = crate::workspace::sending::summary(cx.db)?;
+        progress.done.extend(sending.done());
         let (journey, next_step) = journey::journey(&progress, |name| match super::find(name) {
             Some(t) if t.access().allows(cx.principal) => Availability::Available,
             Some(_) => Availability::NotAllowed,
@@ -118,6 +122,23 @@ impl Tool for GetWorkspaceContext {
         }
         text.push_str(&format!("- Plan: {} ({})\n", plan.name, plan.status));
         planning_lines(&planning, &mut text);
+        if let Some(sz) = &sending.sizing {
+            text.push_str(&format!(
+                "- Sending: {} emails a day from {} mailboxes on {} domains{}",
+                sz.emails_per_day,
+                sz.mailboxes,
+                sz.domains,
+                if sz.confirmed { "" } else { " (sizing not confirmed)" }
+            ));
+            if sending.ordered {
+                text.push_str(&format!(
+                    "; setup ordered, {} of {} mailboxes ready\n",
+                    sending.mailboxes_ready, sending.mailboxes
+                ));
+            } else {
+                text.push('\n');
+            }
+        }
         let done = journey.iter().filter(|s| s.status == journey::Status::Done).count();
         text.push_str(&format!("- Journey: {done} of {} steps done\n", journey.len()));
         if pending_approval_count > 0 {
@@ -154,6 +175,7 @@ impl Tool for GetWorkspaceContext {
             pending_approvals,
             pending_approval_count,
             planning,
+            sending,
             journey,
             next_step,
         };

@@ -487,6 +487,91 @@ pub fn expected_dates(ordered_at: i64, warmup_days: u32) -> (chrono::NaiveDate, 
     (setup, calendar::add_days(setup, i64::from(warmup_days)))
 }
 
+// ---- where the user is -----------------------------------------------------------------------
+
+/// The sending steps' state, for the workspace view and the journey.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Summary {
+    /// Mailboxes and domains sized (and whether the user confirmed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sizing: Option<SizingSummary>,
+    /// The settled sending source.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<OrderKind>,
+    /// The settled domains.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub domains: Vec<String>,
+    /// How many addresses are settled.
+    pub addresses: u32,
+    /// Whether the setup is ordered.
+    pub ordered: bool,
+    /// Mailboxes by state once ordered: set up or not, warming, ready.
+    pub mailboxes: u32,
+    /// Of which ready for cold email.
+    pub mailboxes_ready: u32,
+}
+
+/// The sizing in a few figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SizingSummary {
+    /// Emails a business day.
+    pub emails_per_day: u32,
+    /// Mailboxes.
+    pub mailboxes: u32,
+    /// Domains.
+    pub domains: u32,
+    /// Confirmed by the user.
+    pub confirmed: bool,
+}
+
+/// Where the user is on the sending steps.
+pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
+    let ch = current(db)?;
+    let sized = sizing(db)?;
+    let boxes = mailboxes(db)?;
+    let ordered = !orders(db)?.is_empty();
+    Ok(Summary {
+        sizing: sized.map(|s| SizingSummary {
+            emails_per_day: s.doc.capacity.emails_per_day,
+            mailboxes: s.doc.capacity.mailboxes,
+            domains: s.doc.capacity.domains,
+            confirmed: s.confirmed_at.is_some(),
+        }),
+        source: ch.source,
+        domains: ch.domains.unwrap_or_default().into_iter().map(|d| d.name).collect(),
+        addresses: ch.email.map_or(0, |(_, _, a)| a.len() as u32),
+        ordered,
+        mailboxes: boxes.len() as u32,
+        mailboxes_ready: boxes.iter().filter(|m| m.status == MailboxStatus::Ready).count() as u32,
+    })
+}
+
+impl Summary {
+    /// The journey steps these facts complete (PRODUCT §8).
+    pub fn done(&self) -> Vec<super::journey::Step> {
+        use super::journey::Step;
+        let mut done = Vec::new();
+        if self.ordered || self.sizing.as_ref().is_some_and(|s| s.confirmed) {
+            done.push(Step::Sizing);
+        }
+        if self.ordered || self.source.is_some() {
+            done.push(Step::SendingSource);
+        }
+        if self.ordered || self.addresses > 0 {
+            done.push(Step::Domains);
+        }
+        if self.ordered {
+            done.push(Step::Setup);
+        }
+        if self.mailboxes > 0 && self.mailboxes_ready == self.mailboxes {
+            done.push(Step::Warmup);
+        }
+        done
+    }
+}
+
 // ---- keeping in step with the platform --------------------------------------------------------
 
 /// Mirrors the platform's view of the mailboxes and domains, turns warm-up on for mailboxes
@@ -501,7 +586,7 @@ pub async fn sync_setup<P: SendingPlatform>(
     if boxes.is_empty() {
         return Ok(false);
     }
-    let at = platform.now_ms();
+    let at = platform.observed_ms();
     let emails: Vec<String> = boxes.iter().map(|m| m.address.clone()).collect();
     let mut accounts = platform.accounts(&emails).await?;
     // Warm-up asked for and the mailbox now exists: turn it on.
