@@ -65,7 +65,7 @@ pub struct Sender<'a> {
 
 impl Sender<'_> {
     /// The value of a sender-side variable.
-    fn value(&self, var: Var) -> Option<String> {
+    pub fn value(&self, var: Var) -> Option<String> {
         let p = self.playbook;
         match var {
             Var::SenderName => p.and_then(|p| p.sender_name.clone()),
@@ -96,7 +96,8 @@ impl Sender<'_> {
     }
 }
 
-fn lead_value(r: &Recipient, var: Var) -> Option<String> {
+/// The value of a lead-side variable for a recipient.
+pub fn lead_value(r: &Recipient, var: Var) -> Option<String> {
     match var {
         Var::FirstName => Some(r.first_name.clone()),
         Var::LastName => Some(r.last_name.clone()),

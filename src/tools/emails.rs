@@ -571,7 +571,8 @@ pub struct FirstEmailView {
 }
 
 /// A human description of where a provider's data comes from (for the GDPR notice).
-fn data_source(provider: &str) -> &'static str {
+/// Where a provider's people come from, as the GDPR notice names it.
+pub(crate) fn data_source(provider: &str) -> &'static str {
     match provider {
         "apollo" => "Apollo.io",
         _ => "the VibeSell sandbox database",

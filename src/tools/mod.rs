@@ -7,6 +7,7 @@
 
 pub mod approvals;
 pub mod billing;
+pub mod campaigns;
 pub mod emails;
 pub mod estimate;
 pub mod leads;
@@ -39,6 +40,8 @@ pub const ALL: &[&dyn DynTool] = &[
     &sending::ListWarmedDomains,
     &sending::GetSendingSetup,
     &estimate::EstimateCampaignPlan,
+    &campaigns::GetCampaign,
+    &campaigns::ListReplies,
     &billing::GetPlansAndBilling,
     &approvals::ListPendingApprovals,
     // act
@@ -59,6 +62,10 @@ pub const ALL: &[&dyn DynTool] = &[
     &sending::ProposeEmail,
     &sending::OrderSendingSetup,
     &sending::StartWarmup,
+    &campaigns::StageCampaign,
+    &campaigns::LaunchCampaignTool,
+    &campaigns::StopCampaignTool,
+    &campaigns::ResumeCampaignTool,
     &billing::UpgradePlanTool,
     &billing::StartCheckout,
     &billing::OpenBillingPortal,

@@ -2091,4 +2091,4 @@ impl Tool for StartWarmup {
 
 #[cfg(test)]
 #[path = "sending_tests.rs"]
-mod tests;
+pub(crate) mod tests;

@@ -21,7 +21,25 @@ pub(crate) struct World {
 
 impl World {
     pub fn new() -> World {
-        let w = World { db: MemoryDb::new(), config: test_config(), app: principal(ScopeSet::FULL, true) };
+        World::with_config(test_config())
+    }
+
+    /// A world whose configuration has these vars besides the test ones.
+    pub fn with_vars(vars: &[(&str, &str)]) -> World {
+        let mut all: std::collections::HashMap<String, String> = [
+            ("PUBLIC_URL", "http://127.0.0.1:8787"),
+            ("PROVIDER_MODE", "sandbox"),
+            ("JWT_SIGNING_KEYS", crate::testing::DEV_KEYS),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        all.extend(vars.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())));
+        World::with_config(Config::from_lookup(|k| all.get(k).cloned()).unwrap())
+    }
+
+    fn with_config(config: Config) -> World {
+        let w = World { db: MemoryDb::new(), config, app: principal(ScopeSet::FULL, true) };
         workspace::open(&w.db, &w.app, NOW_MS).unwrap();
         w
     }
@@ -403,6 +421,11 @@ fn check_domains_prices_and_flags_unsuitable_names() {
 /// (`tests/fixtures/card/<kind>.json`): they are real outputs of a sandbox run, so the card is
 /// designed and tested against what the tools return.
 pub(crate) fn check_fixtures(outputs: &[(&str, ToolOutcome)]) {
+    check_fixtures_with(outputs, &[]);
+}
+
+/// [`check_fixtures`], with random ids replaced by stable ones (`replace`: from → to).
+pub(crate) fn check_fixtures_with(outputs: &[(&str, ToolOutcome)], replace: &[(&str, &str)]) {
     for (tool, out) in outputs {
         assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
         let data = out.structured.clone().unwrap();
@@ -410,6 +433,9 @@ pub(crate) fn check_fixtures(outputs: &[(&str, ToolOutcome)]) {
         let fixture = json!({ "tool": tool, "text": out.text, "structuredContent": data });
         let path = format!("{}/tests/fixtures/card/{kind}.json", env!("CARGO_MANIFEST_DIR"));
         let mut text = serde_json::to_string_pretty(&fixture).unwrap();
+        for (from, to) in replace {
+            text = text.replace(from, to);
+        }
         text.push('\n');
         if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
             std::fs::write(&path, &text).unwrap();

@@ -130,6 +130,16 @@ impl Tool for GetWorkspaceContext {
                 sz.domains,
                 if sz.confirmed { "" } else { " (sizing not confirmed)" }
             ));
+            if let Some(c) = &sending.campaign {
+                text.push_str(&format!(
+                    "; campaign {} ({}): {} emails sent, {} replied, {} new replies",
+                    c.name,
+                    c.status.as_str(),
+                    c.sent,
+                    c.replied,
+                    sending.replies_unread
+                ));
+            }
             if sending.ordered {
                 text.push_str(&format!(
                     "; setup ordered, {} of {} mailboxes ready\n",

@@ -166,8 +166,14 @@ impl<A: Action> DynAction for A {
 }
 
 /// Every action that can be approved. To add one: implement [`Action`] and list it here.
-pub const ACTIONS: &[&dyn DynAction] =
-    &[&super::billing::UpgradePlan, &super::leads::ImportLeads, &crate::tools::sending::OrderSendingSetup];
+pub const ACTIONS: &[&dyn DynAction] = &[
+    &super::billing::UpgradePlan,
+    &super::leads::ImportLeads,
+    &crate::tools::sending::OrderSendingSetup,
+    &crate::tools::campaigns::LaunchCampaign,
+    &crate::tools::campaigns::StopCampaign,
+    &crate::tools::campaigns::ResumeCampaign,
+];
 
 /// The action named `name`.
 pub fn find_action(name: &str) -> Option<&'static dyn DynAction> {

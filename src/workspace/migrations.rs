@@ -176,6 +176,28 @@ pub const ALL: &[Migration] = &[
             "CREATE INDEX provider_calls_by_bucket ON provider_calls (bucket, at)",
         ],
     },
+    Migration {
+        name: "0010_campaigns",
+        statements: &[
+            // Campaigns and their leads, replies, and the suppression entries mirrored to the
+            // platform's blocklist (`workspace::campaigns`).
+            "CREATE TABLE campaigns (id TEXT PRIMARY KEY, name TEXT NOT NULL, \
+             status TEXT NOT NULL CHECK (status IN ('draft', 'active', 'paused', 'completed', 'stopped')), \
+             platform_id TEXT, doc TEXT NOT NULL, leads INTEGER NOT NULL, created_at INTEGER NOT NULL, launched_at INTEGER, \
+             paused_at INTEGER, paused_by TEXT, pause_reason TEXT, stats TEXT, synced_at INTEGER, \
+             replies_since INTEGER NOT NULL, bounce_alert_at INTEGER, state_at INTEGER NOT NULL, updated_at INTEGER NOT NULL)",
+            "CREATE TABLE campaign_leads (campaign_id TEXT NOT NULL, lead_id INTEGER NOT NULL, email TEXT NOT NULL, \
+             outcome TEXT, added_at INTEGER NOT NULL, PRIMARY KEY (campaign_id, lead_id))",
+            "CREATE INDEX campaign_leads_by_lead ON campaign_leads (lead_id)",
+            "CREATE INDEX campaign_leads_by_email ON campaign_leads (campaign_id, email)",
+            "CREATE TABLE replies (id TEXT PRIMARY KEY, campaign_id TEXT NOT NULL, lead TEXT NOT NULL, from_address TEXT NOT NULL, \
+             mailbox TEXT NOT NULL, subject TEXT NOT NULL, body TEXT NOT NULL, class TEXT NOT NULL, step INTEGER, \
+             received_at INTEGER NOT NULL, fetched_at INTEGER NOT NULL, read_at INTEGER)",
+            "CREATE INDEX replies_by_time ON replies (received_at DESC, id)",
+            "CREATE INDEX replies_by_campaign ON replies (campaign_id, class)",
+            "CREATE TABLE blocklist_mirror (value TEXT PRIMARY KEY, at INTEGER NOT NULL)",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]

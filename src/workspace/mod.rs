@@ -12,6 +12,7 @@
 
 pub mod approvals;
 pub mod billing;
+pub mod campaigns;
 pub mod journey;
 pub mod leads;
 pub mod limits;

@@ -510,6 +510,31 @@ pub struct Summary {
     pub mailboxes: u32,
     /// Of which ready for cold email.
     pub mailboxes_ready: u32,
+    /// The latest campaign, once staged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub campaign: Option<CampaignSummary>,
+    /// Replies received, and how many were never shown to the user.
+    pub replies: i64,
+    /// See `replies`.
+    pub replies_unread: i64,
+}
+
+/// The latest campaign in a few figures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CampaignSummary {
+    /// `cmp_…`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// `draft`, `active`, `paused`, `completed` or `stopped`.
+    pub status: super::campaigns::State,
+    /// Leads in it.
+    pub leads: i64,
+    /// Emails sent.
+    pub sent: u32,
+    /// Leads who replied in person.
+    pub replied: u32,
 }
 
 /// The sizing in a few figures.
@@ -532,6 +557,15 @@ pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
     let sized = sizing(db)?;
     let boxes = mailboxes(db)?;
     let ordered = !orders(db)?.is_empty();
+    let campaign = super::campaigns::find(db, None)?.map(|c| CampaignSummary {
+        id: c.id,
+        name: c.name,
+        status: c.state,
+        leads: c.leads,
+        sent: c.stats.sent,
+        replied: c.stats.replied,
+    });
+    let (replies, replies_unread) = super::campaigns::count_replies(db, None, None)?;
     Ok(Summary {
         sizing: sized.map(|s| SizingSummary {
             emails_per_day: s.doc.capacity.emails_per_day,
@@ -545,6 +579,9 @@ pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
         ordered,
         mailboxes: boxes.len() as u32,
         mailboxes_ready: boxes.iter().filter(|m| m.status == MailboxStatus::Ready).count() as u32,
+        campaign,
+        replies,
+        replies_unread,
     })
 }
 
@@ -565,8 +602,17 @@ impl Summary {
         if self.ordered {
             done.push(Step::Setup);
         }
-        if self.mailboxes > 0 && self.mailboxes_ready == self.mailboxes {
+        let launched = self.campaign.as_ref().is_some_and(|c| c.status != super::campaigns::State::Draft);
+        if launched || (self.mailboxes > 0 && self.mailboxes_ready == self.mailboxes) {
             done.push(Step::Warmup);
+        }
+        if launched {
+            done.push(Step::Campaign);
+        }
+        // Replies are read once every reply was shown and the campaign is through (or some came).
+        let through = self.campaign.as_ref().is_some_and(|c| c.status == super::campaigns::State::Completed);
+        if launched && self.replies_unread == 0 && (self.replies > 0 || through) {
+            done.push(Step::Replies);
         }
         done
     }
@@ -658,10 +704,10 @@ pub async fn sync_setup<P: SendingPlatform>(
 pub fn next_sync_in(config: &Config, campaigns_active: bool) -> i64 {
     match config.provider_mode {
         // The simulation steps one simulated hour at a time: come back when the next hour is
-        // due, but not more often than every quarter second nor less than every ten minutes.
+        // due (nothing changes in between), but not more often than every quarter second.
         ProviderMode::Sandbox => {
             let real = (3_600_000.0 / config.sending.sandbox.time_scale) as i64;
-            real.clamp(250, 600_000)
+            real.clamp(250, 3_600_000)
         }
         // Instantly: replies are read at most 20 times a minute; every ten minutes while a
         // campaign runs is plenty, every hour while mailboxes are set up or warm up.
@@ -695,7 +741,7 @@ pub async fn sync(
     loop {
         let advanced = platform.advance().await?;
         busy = sync_setup(db, config, &platform).await?;
-        campaigns_active = false;
+        campaigns_active = super::campaigns::sync_campaigns(db, config, &platform).await?;
         steps += 1;
         if !advanced {
             break;

@@ -65,7 +65,8 @@ test("the planning tools are listed by scope, with their kinds", async () => {
   for (const n of ["save_target", "save_target_filters", "confirm_target", "save_playbook", "save_sequence", "approve_sequence"]) {
     assert.ok(!readNames.includes(n), `${n} needs mcp:act`);
   }
-  const kinds = Object.fromEntries(actTools.map((t) => [t.name, t.outputSchema.properties.kind.const]));
+  const kindOf = (s) => (s.oneOf ? s.oneOf.map((v) => v.properties.kind.const).join("|") : s.properties.kind.const);
+  const kinds = Object.fromEntries(actTools.map((t) => [t.name, kindOf(t.outputSchema)]));
   assert.equal(kinds.save_target, "target");
   assert.equal(kinds.estimate_lead_pool, "lead_count");
   assert.equal(kinds.preview_lead_sample, "lead_preview");

@@ -1,0 +1,724 @@
+//! Campaigns (PRODUCT §7–§8): a draft built from the approved sequence, the imported leads and
+//! the ready mailboxes; launched, stopped and resumed by approvals; followed by the
+//! `sync_sending` job, which reads the platform's statistics and received emails, classifies
+//! replies, suppresses unsubscribes and bounces at once (and mirrors the suppression list to the
+//! platform's blocklist), and pauses a campaign itself when its bounce rate passes the threshold.
+//!
+//! The sequence reaches the platform as templates: sender-side variables are filled when the
+//! campaign is staged, lead-side ones become per-lead variables VibeSell fills with its own
+//! template rules (fallbacks included), and every step ends with the lead's compliance footer
+//! (sender, postal address, the GDPR notice where it applies, the unsubscribe link), rendered by
+//! `emails::render` exactly as `check_first_email` shows it.
+
+use serde::{Deserialize, Serialize};
+
+use super::leads::Lead;
+use super::sequence::Sequence;
+use super::suppression::{self, Reason};
+use crate::config::Config;
+use crate::deliverability::percent;
+use crate::emails::render::{self, Recipient, Sender};
+use crate::emails::template::{self, Piece, Var};
+use crate::plans::Limit;
+use crate::sending::classify::{self, Class, Hints};
+use crate::sending::platform::{
+    CampaignReport, CampaignStatus, Day, LeadSpec, Outcome, PlatformError, SendingPlatform, StepSpec,
+    StepTotals, Totals,
+};
+use crate::store::{Db, Stmt, StoreError, from_document, to_document};
+
+/// A campaign's bounce rate is judged only once this many emails went out: a couple of bounces
+/// among the very first sends say little.
+pub const BOUNCE_MIN_SENT: u32 = 50;
+/// Replies keep arriving after the last email; completed or paused campaigns are followed this
+/// long after their last activity.
+const FOLLOW_AFTER_MS: i64 = 14 * 86_400_000;
+/// Longest reply body kept.
+const MAX_BODY: usize = 8_000;
+
+/// Where a campaign stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum State {
+    /// Staged: nothing sent.
+    Draft,
+    /// Sending.
+    Active,
+    /// Paused by the user or by VibeSell (bounces).
+    Paused,
+    /// Every lead went through the sequence.
+    Completed,
+    /// Stopped by the platform (unhealthy or suspended mailboxes).
+    Stopped,
+}
+
+impl State {
+    /// The stored and wire value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Draft => "draft",
+            State::Active => "active",
+            State::Paused => "paused",
+            State::Completed => "completed",
+            State::Stopped => "stopped",
+        }
+    }
+}
+
+/// Who paused a campaign.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PausedBy {
+    /// The user (an approved `stop_campaign`).
+    User,
+    /// VibeSell, because too many emails bounced.
+    Bounces,
+}
+
+/// What a campaign sends, as staged.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Plan {
+    /// The platform's campaign.
+    pub spec: crate::sending::platform::CampaignSpec,
+    /// The sequence version it was built from.
+    pub sequence_version: i64,
+}
+
+/// The last statistics read from the platform.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Stats {
+    /// Leads, contacted, sent, opened, replied, bounced, unsubscribed (by link).
+    pub leads: u32,
+    /// Leads who got at least one email.
+    pub contacted: u32,
+    /// Emails sent.
+    pub sent: u32,
+    /// Leads who opened.
+    pub opened: u32,
+    /// Leads who replied in person.
+    pub replied: u32,
+    /// Bounced emails.
+    pub bounced: u32,
+    /// Unsubscribed through the link.
+    pub unsubscribed_link: u32,
+    /// Per day.
+    pub daily: Vec<(String, u32, u32)>,
+    /// Per step.
+    pub steps: Vec<(u32, u32, u32)>,
+}
+
+impl Stats {
+    fn from_report(r: &CampaignReport) -> Stats {
+        let t: &Totals = &r.totals;
+        Stats {
+            leads: t.leads,
+            contacted: t.contacted,
+            sent: t.sent,
+            opened: t.opened,
+            replied: t.replied,
+            bounced: t.bounced,
+            unsubscribed_link: t.unsubscribed,
+            daily: r.daily.iter().map(|d: &Day| (d.date.clone(), d.sent, d.replies)).collect(),
+            steps: r.steps.iter().map(|s: &StepTotals| (s.step, s.sent, s.replies)).collect(),
+        }
+    }
+}
+
+/// A campaign as the workspace keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Campaign {
+    /// `cmp_…`.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// Where it stands.
+    pub state: State,
+    /// The platform's id, once created there.
+    pub platform_id: Option<String>,
+    /// What it sends.
+    pub plan: Plan,
+    /// Leads in it.
+    pub leads: i64,
+    /// Created (ms).
+    pub created_at: i64,
+    /// First launched (platform time).
+    pub launched_at: Option<i64>,
+    /// Paused (platform time).
+    pub paused_at: Option<i64>,
+    /// Who paused it.
+    pub paused_by: Option<PausedBy>,
+    /// Why it was paused, for people.
+    pub pause_reason: Option<String>,
+    /// Last statistics.
+    pub stats: Stats,
+    /// When they were read (platform time).
+    pub synced_at: Option<i64>,
+    /// Replies are read from this time on.
+    pub replies_since: i64,
+    /// When the bounce rate first passed the alert threshold.
+    pub bounce_alert_at: Option<i64>,
+    /// When it last changed state (platform time).
+    pub state_at: i64,
+    /// Last change (ms).
+    pub updated_at: i64,
+}
+
+#[derive(Deserialize)]
+struct Row {
+    id: String,
+    name: String,
+    status: State,
+    platform_id: Option<String>,
+    doc: String,
+    leads: i64,
+    created_at: i64,
+    launched_at: Option<i64>,
+    paused_at: Option<i64>,
+    paused_by: Option<PausedBy>,
+    pause_reason: Option<String>,
+    stats: Option<String>,
+    synced_at: Option<i64>,
+    replies_since: i64,
+    bounce_alert_at: Option<i64>,
+    state_at: i64,
+    updated_at: i64,
+}
+
+fn decode(rows: Vec<Row>) -> Result<Vec<Campaign>, StoreError> {
+    rows.into_iter()
+        .map(|r| {
+            Ok(Campaign {
+                plan: from_document(&r.doc)?,
+                stats: r.stats.as_deref().map(from_document).transpose()?.unwrap_or_default(),
+                id: r.id,
+                name: r.name,
+                state: r.status,
+                platform_id: r.platform_id,
+                leads: r.leads,
+                created_at: r.created_at,
+                launched_at: r.launched_at,
+                paused_at: r.paused_at,
+                paused_by: r.paused_by,
+                pause_reason: r.pause_reason,
+                synced_at: r.synced_at,
+                replies_since: r.replies_since,
+                bounce_alert_at: r.bounce_alert_at,
+                state_at: r.state_at,
+                updated_at: r.updated_at,
+            })
+        })
+        .collect()
+}
+
+/// Every campaign, newest first.
+pub fn all(db: &dyn Db) -> Result<Vec<Campaign>, StoreError> {
+    decode(db.rows(
+        "SELECT id, name, status, platform_id, doc, leads, created_at, launched_at, paused_at, paused_by, \
+         pause_reason, stats, synced_at, replies_since, bounce_alert_at, state_at, updated_at FROM campaigns ORDER BY created_at DESC, id",
+        vec![],
+    )?)
+}
+
+/// One campaign, or the newest one when `id` is `None`.
+pub fn find(db: &dyn Db, id: Option<&str>) -> Result<Option<Campaign>, StoreError> {
+    Ok(all(db)?.into_iter().find(|c| id.is_none_or(|id| c.id == id)))
+}
+
+/// The draft being prepared, if any.
+pub fn draft(db: &dyn Db) -> Result<Option<Campaign>, StoreError> {
+    Ok(all(db)?.into_iter().find(|c| c.state == State::Draft))
+}
+
+/// The statement that creates a campaign row (`at`: platform time).
+pub fn create_stmt(id: &str, name: &str, plan: &Plan, at: i64, now_ms: i64) -> Result<Stmt, StoreError> {
+    Ok(Stmt::new(
+        "INSERT INTO campaigns (id, name, status, platform_id, doc, leads, created_at, replies_since, state_at, updated_at) \
+         VALUES (?, ?, 'draft', NULL, ?, 0, ?, ?, ?, ?)",
+        vec![
+            id.into(),
+            name.into(),
+            to_document(plan)?.into(),
+            now_ms.into(),
+            at.into(),
+            at.into(),
+            now_ms.into(),
+        ],
+    ))
+}
+
+/// The statement that records what was staged on the platform.
+pub fn staged_stmt(id: &str, platform_id: &str, plan: &Plan, now_ms: i64) -> Result<Stmt, StoreError> {
+    Ok(Stmt::new(
+        "UPDATE campaigns SET platform_id = ?, doc = ?, leads = (SELECT COUNT(*) FROM campaign_leads WHERE campaign_id = ?), \
+         updated_at = ? WHERE id = ?",
+        vec![platform_id.into(), to_document(plan)?.into(), id.into(), now_ms.into(), id.into()],
+    ))
+}
+
+/// The statement that moves a campaign to `state` (and records when and why it was paused).
+pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: i64, now_ms: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE campaigns SET status = ?, \
+         launched_at = CASE WHEN ? = 'active' THEN COALESCE(launched_at, ?) ELSE launched_at END, \
+         paused_at = CASE WHEN ? = 'paused' THEN ? ELSE NULL END, paused_by = ?, pause_reason = ?, state_at = ?, \
+         updated_at = ? WHERE id = ?",
+        vec![
+            state.as_str().into(),
+            state.as_str().into(),
+            at.into(),
+            state.as_str().into(),
+            at.into(),
+            paused
+                .map(|(by, _)| match by {
+                    PausedBy::User => "user",
+                    PausedBy::Bounces => "bounces",
+                })
+                .into(),
+            paused.map(|(_, why)| why.to_owned()).into(),
+            at.into(),
+            now_ms.into(),
+            id.into(),
+        ],
+    )
+}
+
+// ---- leads of a campaign ----------------------------------------------------------------------
+
+/// Imported leads in no campaign yet and not suppressed, in import order.
+pub fn unassigned_leads(db: &dyn Db) -> Result<Vec<(Lead, String)>, StoreError> {
+    #[derive(Deserialize)]
+    struct L {
+        #[serde(flatten)]
+        lead: Lead,
+        email_status: Option<String>,
+    }
+    let rows: Vec<L> = db.rows(
+        "SELECT id, email, first_name, last_name, title, company, company_domain, industry, company_size, country, city, \
+         provider, email_status FROM leads l WHERE NOT EXISTS (SELECT 1 FROM campaign_leads c WHERE c.lead_id = l.id) \
+         ORDER BY id",
+        vec![],
+    )?;
+    let emails: Vec<String> = rows.iter().map(|r| r.lead.email.clone()).collect();
+    let suppressed = suppression::suppressed_among(db, &emails)?;
+    Ok(rows
+        .into_iter()
+        .filter(|r| !suppressed.contains(&r.lead.email.to_ascii_lowercase()))
+        .map(|r| (r.lead, r.email_status.unwrap_or_default()))
+        .collect())
+}
+
+/// The statement that puts a lead in a campaign (pushed to the platform).
+pub fn member_stmt(campaign: &str, lead: &Lead, now_ms: i64) -> Stmt {
+    Stmt::new(
+        "INSERT OR IGNORE INTO campaign_leads (campaign_id, lead_id, email, outcome, added_at) VALUES (?, ?, ?, NULL, ?)",
+        vec![campaign.into(), lead.id.into(), lead.email.to_ascii_lowercase().into(), now_ms.into()],
+    )
+}
+
+/// Leads of a campaign still to be emailed (not bounced, unsubscribed or suppressed).
+pub fn remaining_leads(db: &dyn Db, campaign: &str) -> Result<i64, StoreError> {
+    Ok(db
+        .query(Stmt::new(
+            "SELECT COUNT(*) FROM campaign_leads c WHERE campaign_id = ? AND outcome IS NULL \
+             AND NOT EXISTS (SELECT 1 FROM suppression s WHERE s.value = c.email \
+                             OR (s.kind = 'domain' AND s.value = substr(c.email, instr(c.email, '@') + 1)))",
+            vec![campaign.into()],
+        ))?
+        .scalar_i64()
+        .unwrap_or(0))
+}
+
+// ---- the sequence as platform templates -------------------------------------------------------
+
+/// The per-lead variable that carries the compliance footer.
+pub const FOOTER_VAR: &str = "vsFooter";
+
+/// The sequence translated for the platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Templates {
+    /// The steps, sender variables filled, lead variables as `{{vs…}}`.
+    pub steps: Vec<StepSpec>,
+    /// The per-lead variables: name, variable, fallback.
+    pub lead_vars: Vec<(String, Var, Option<String>)>,
+}
+
+fn translate(
+    text: &str,
+    sender: &Sender<'_>,
+    lead_vars: &mut Vec<(String, Var, Option<String>)>,
+) -> Result<String, String> {
+    let mut out = String::new();
+    for piece in template::parse(text)? {
+        match piece {
+            Piece::Text(t) => out.push_str(&t),
+            Piece::Var(v, fallback) if v.is_lead() => {
+                let existing =
+                    lead_vars.iter().find(|(_, var, fb)| *var == v && *fb == fallback).map(|x| x.0.clone());
+                let name = existing.unwrap_or_else(|| {
+                    let name = format!("vs{}{}", v.name().replace('_', ""), lead_vars.len());
+                    lead_vars.push((name.clone(), v, fallback.clone()));
+                    name
+                });
+                out.push_str(&format!("{{{{{name}}}}}"));
+            }
+            Piece::Var(v, fallback) => {
+                let value = sender.value(v).filter(|s| !s.trim().is_empty()).or(fallback).unwrap_or_default();
+                out.push_str(&value);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The approved sequence as platform steps: variants are not sent (the main version is what the
+/// user approved and checked), delays are the wait before the next step.
+pub fn templates(seq: &Sequence, sender: &Sender<'_>) -> Result<Templates, String> {
+    let mut lead_vars = Vec::new();
+    let mut steps = Vec::new();
+    for (i, s) in seq.steps.iter().enumerate() {
+        let subject = translate(&s.subject, sender, &mut lead_vars)?;
+        let body = translate(&s.body, sender, &mut lead_vars)?;
+        let delay_days = seq.steps.get(i + 1).map_or(0, |n| n.wait_days);
+        steps.push(StepSpec {
+            subject,
+            body: format!("{}\n\n{{{{{FOOTER_VAR}}}}}", body.trim_end()),
+            delay_days,
+        });
+    }
+    Ok(Templates { steps, lead_vars })
+}
+
+/// The recipient of an imported lead.
+pub fn recipient(lead: &Lead) -> Recipient {
+    Recipient {
+        first_name: lead.first_name.clone(),
+        last_name: lead.last_name.clone(),
+        title: lead.title.clone(),
+        company: lead.company.clone(),
+        company_domain: lead.company_domain.clone(),
+        industry: lead.industry.clone(),
+        city: lead.city.clone(),
+        country: lead.country.clone(),
+        email: lead.email.clone(),
+    }
+}
+
+/// A lead for the platform: its names, and the values of the per-lead variables, footer
+/// included.
+pub fn lead_spec(
+    lead: &Lead,
+    t: &Templates,
+    sender: &Sender<'_>,
+    unsubscribe_url: &str,
+    source: &str,
+) -> Result<LeadSpec, String> {
+    let to = recipient(lead);
+    let mut variables: Vec<(String, String)> = t
+        .lead_vars
+        .iter()
+        .map(|(name, v, fallback)| {
+            let value =
+                render::lead_value(&to, *v).filter(|s| !s.trim().is_empty()).or_else(|| fallback.clone());
+            (name.clone(), value.unwrap_or_default())
+        })
+        .collect();
+    let footer = render::render("", "", &to, sender, unsubscribe_url, source)?;
+    variables.push((FOOTER_VAR.to_owned(), footer.text.trim().to_owned()));
+    Ok(LeadSpec {
+        email: lead.email.clone(),
+        first_name: lead.first_name.clone(),
+        last_name: lead.last_name.clone(),
+        company_name: lead.company.clone(),
+        job_title: lead.title.clone(),
+        variables,
+    })
+}
+
+// ---- replies -----------------------------------------------------------------------------------
+
+/// A reply as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Reply {
+    /// The platform's id.
+    pub id: String,
+    /// Its campaign.
+    pub campaign_id: String,
+    /// The lead it is about.
+    pub lead: String,
+    /// Who sent it.
+    pub from_address: String,
+    /// The mailbox that received it.
+    pub mailbox: String,
+    /// Subject.
+    pub subject: String,
+    /// Body, as written by its sender (untrusted).
+    pub body: String,
+    /// Its class (`classify::Class` as text).
+    pub class: String,
+    /// The step it answers.
+    pub step: Option<i64>,
+    /// When it arrived (platform time).
+    pub received_at: i64,
+    /// When the user was first shown it.
+    pub read_at: Option<i64>,
+}
+
+/// A page of replies, newest first, after `cursor` (`received_at.id` of the last one shown).
+pub fn replies(
+    db: &dyn Db,
+    campaign: Option<&str>,
+    class: Option<Class>,
+    cursor: Option<(i64, &str)>,
+    limit: i64,
+) -> Result<Vec<Reply>, StoreError> {
+    let (at, id) = cursor.unwrap_or((i64::MAX, ""));
+    db.rows(
+        "SELECT id, campaign_id, lead, from_address, mailbox, subject, body, class, step, received_at, read_at FROM replies \
+         WHERE (? IS NULL OR campaign_id = ?) AND (? IS NULL OR class = ?) \
+         AND (received_at < ? OR (received_at = ? AND id > ?)) ORDER BY received_at DESC, id LIMIT ?",
+        vec![
+            campaign.into(),
+            campaign.into(),
+            class.map(Class::as_str).into(),
+            class.map(Class::as_str).into(),
+            at.into(),
+            at.into(),
+            id.into(),
+            limit.into(),
+        ],
+    )
+}
+
+/// How many replies match, and how many of them were never shown.
+pub fn count_replies(
+    db: &dyn Db,
+    campaign: Option<&str>,
+    class: Option<Class>,
+) -> Result<(i64, i64), StoreError> {
+    #[derive(Deserialize)]
+    struct C {
+        total: i64,
+        unread: i64,
+    }
+    let c: Option<C> = db.row(
+        "SELECT COUNT(*) AS total, COALESCE(SUM(read_at IS NULL), 0) AS unread FROM replies \
+         WHERE (? IS NULL OR campaign_id = ?) AND (? IS NULL OR class = ?)",
+        vec![
+            campaign.into(),
+            campaign.into(),
+            class.map(Class::as_str).into(),
+            class.map(Class::as_str).into(),
+        ],
+    )?;
+    Ok(c.map_or((0, 0), |c| (c.total, c.unread)))
+}
+
+/// Replies per class for a campaign.
+pub fn classes(db: &dyn Db, campaign: &str) -> Result<Vec<(String, i64)>, StoreError> {
+    #[derive(Deserialize)]
+    struct C {
+        class: String,
+        n: i64,
+    }
+    let rows: Vec<C> = db.rows(
+        "SELECT class, COUNT(DISTINCT lead) AS n FROM replies WHERE campaign_id = ? GROUP BY class ORDER BY class",
+        vec![campaign.into()],
+    )?;
+    Ok(rows.into_iter().map(|c| (c.class, c.n)).collect())
+}
+
+/// Leads of a campaign that unsubscribed (by link or by reply).
+pub fn unsubscribed(db: &dyn Db, campaign: &str) -> Result<i64, StoreError> {
+    Ok(db
+        .query(Stmt::new(
+            "SELECT COUNT(*) FROM campaign_leads WHERE campaign_id = ? AND outcome = 'unsubscribed'",
+            vec![campaign.into()],
+        ))?
+        .scalar_i64()
+        .unwrap_or(0))
+}
+
+// ---- following the platform ---------------------------------------------------------------------
+
+/// The bounce rate in basis points.
+pub fn bounce_bp(stats: &Stats) -> u32 {
+    if stats.sent == 0 {
+        0
+    } else {
+        u32::try_from(u64::from(stats.bounced) * 10_000 / u64::from(stats.sent)).unwrap_or(10_000)
+    }
+}
+
+/// Mirrors the suppression list to the platform's blocklist (new entries only).
+async fn mirror_blocklist<P: SendingPlatform>(
+    db: &dyn Db,
+    platform: &P,
+    now_ms: i64,
+) -> Result<(), PlatformError> {
+    #[derive(Deserialize)]
+    struct V {
+        value: String,
+    }
+    let pending: Vec<V> = db.rows(
+        "SELECT value FROM suppression s WHERE NOT EXISTS (SELECT 1 FROM blocklist_mirror m WHERE m.value = s.value) \
+         ORDER BY created_at LIMIT 200",
+        vec![],
+    )?;
+    for v in pending {
+        platform.block(&v.value).await?;
+        db.batch(vec![Stmt::new(
+            "INSERT OR IGNORE INTO blocklist_mirror (value, at) VALUES (?, ?)",
+            vec![v.value.into(), now_ms.into()],
+        )])?;
+    }
+    Ok(())
+}
+
+/// Follows every campaign on the platform: replies (classified; unsubscribes and bounces
+/// suppressed at once), bounces and unsubscribes, statistics, the bounce threshold, completion.
+/// Returns whether a campaign is sending (the sync then runs more often).
+pub async fn sync_campaigns<P: SendingPlatform>(
+    db: &dyn Db,
+    config: &Config,
+    platform: &P,
+) -> Result<bool, PlatformError> {
+    let campaigns = all(db)?;
+    if campaigns.is_empty() {
+        return Ok(false);
+    }
+    let at = platform.observed_ms();
+    let mut sending = false;
+    for c in campaigns {
+        let Some(pid) = c.platform_id.clone() else { continue };
+        let followed = match c.state {
+            State::Active => true,
+            State::Paused | State::Completed | State::Stopped => at - c.state_at < FOLLOW_AFTER_MS,
+            State::Draft => false,
+        };
+        if !followed {
+            continue;
+        }
+        sync_one(db, config, platform, &c, &pid, at).await?;
+        sending |= find(db, Some(&c.id))?.is_some_and(|c| c.state == State::Active);
+    }
+    mirror_blocklist(db, platform, at).await?;
+    Ok(sending)
+}
+
+async fn sync_one<P: SendingPlatform>(
+    db: &dyn Db,
+    config: &Config,
+    platform: &P,
+    c: &Campaign,
+    pid: &str,
+    at: i64,
+) -> Result<(), PlatformError> {
+    // Replies first: an unsubscribe is suppressed the moment it is seen.
+    let page = platform.received(pid, c.replies_since).await?;
+    let mut since = c.replies_since;
+    let mut stmts = Vec::new();
+    for r in &page.items {
+        let class = classify::classify(
+            &r.subject,
+            &r.text,
+            Hints { auto_reply: r.auto_reply, bounce: r.bounce, interest: r.interest },
+        );
+        let body: String = r.text.chars().take(MAX_BODY).collect();
+        stmts.push(Stmt::new(
+            "INSERT OR IGNORE INTO replies (id, campaign_id, lead, from_address, mailbox, subject, body, class, step, received_at, fetched_at) \
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            vec![
+                r.id.clone().into(),
+                c.id.clone().into(),
+                r.lead.to_ascii_lowercase().into(),
+                r.from.clone().into(),
+                r.mailbox.clone().into(),
+                r.subject.clone().into(),
+                body.into(),
+                class.as_str().into(),
+                r.step.map(i64::from).into(),
+                r.at.into(),
+                at.into(),
+            ],
+        ));
+        if class.suppresses() {
+            let (reason, outcome) = if class == Class::Bounce {
+                (Reason::Bounce, "bounced")
+            } else {
+                (Reason::Unsubscribe, "unsubscribed")
+            };
+            stmts.extend(suppression::add_stmt(&r.lead, reason, "reply", at));
+            stmts.push(outcome_stmt(&c.id, &r.lead, outcome));
+        }
+        since = since.max(r.at);
+    }
+    // What the platform knows about bounces and link unsubscribes.
+    let report = platform.report(pid).await?;
+    let known_outcomes = db
+        .query(Stmt::new(
+            "SELECT COUNT(*) FROM campaign_leads WHERE campaign_id = ? AND outcome IS NOT NULL",
+            vec![c.id.clone().into()],
+        ))?
+        .scalar_i64()
+        .unwrap_or(0);
+    if i64::from(report.totals.bounced + report.totals.unsubscribed) > known_outcomes
+        || report.totals.bounced != c.stats.bounced
+        || report.totals.unsubscribed != c.stats.unsubscribed_link
+    {
+        for (email, outcome) in platform.outcomes(pid).await? {
+            let (reason, name, source) = match outcome {
+                Outcome::Bounced => (Reason::Bounce, "bounced", "bounce"),
+                Outcome::Unsubscribed => (Reason::Unsubscribe, "unsubscribed", "unsubscribe link"),
+            };
+            stmts.extend(suppression::add_stmt(&email, reason, source, at));
+            stmts.push(outcome_stmt(&c.id, &email, name));
+        }
+    }
+    let stats = Stats::from_report(&report);
+    let mut state = c.state;
+    let mut pause: Option<String> = None;
+    match report.status {
+        CampaignStatus::Completed if c.state == State::Active => state = State::Completed,
+        CampaignStatus::Stopped if c.state == State::Active => state = State::Stopped,
+        _ => {}
+    }
+    // The bounce threshold (PRODUCT §8, DOMAIN §3.8): alert, then pause the campaign itself.
+    let d = &config.deliverability;
+    let rate = bounce_bp(&stats);
+    let judged = stats.sent >= BOUNCE_MIN_SENT;
+    if state == State::Active && judged && rate >= d.bounce_pause_bp {
+        platform.pause(pid).await?;
+        state = State::Paused;
+        pause = Some(format!(
+            "Paused by VibeSell: {} of {} emails bounced ({}), past the {} limit. Bounces hurt the sending domains' \
+             reputation: check the lead list before resuming.",
+            stats.bounced,
+            stats.sent,
+            percent(rate),
+            percent(d.bounce_pause_bp)
+        ));
+    }
+    let alert = (judged && rate >= d.bounce_alert_bp && c.bounce_alert_at.is_none()).then_some(at);
+    stmts.push(Stmt::new(
+        "UPDATE campaigns SET stats = ?, synced_at = ?, replies_since = ?, bounce_alert_at = COALESCE(bounce_alert_at, ?) WHERE id = ?",
+        vec![to_document(&stats)?.into(), at.into(), since.into(), alert.into(), c.id.clone().into()],
+    ));
+    if state != c.state {
+        stmts.push(state_stmt(&c.id, state, pause.as_deref().map(|p| (PausedBy::Bounces, p)), at, at));
+        if c.state == State::Active {
+            // No longer sending: it frees its place among the plan's active campaigns.
+            stmts.push(super::limits::release(Limit::ActiveCampaigns, 1, at));
+        }
+    }
+    db.batch(stmts)?;
+    Ok(())
+}
+
+fn outcome_stmt(campaign: &str, email: &str, outcome: &str) -> Stmt {
+    Stmt::new(
+        "UPDATE campaign_leads SET outcome = COALESCE(outcome, ?) WHERE campaign_id = ? AND email = ?",
+        vec![outcome.into(), campaign.into(), email.to_ascii_lowercase().into()],
+    )
+}
