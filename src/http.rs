@@ -163,6 +163,9 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
             billing_http::stripe_webhook(req, config, platform, &mut trace).await
         }
         ("GET", "/billing/return") => billing_http::return_page(req),
+        (_, p) if p.starts_with(crate::compliance::UNSUBSCRIBE_PATH) => {
+            crate::unsubscribe_http::handle(req, config, platform, &mut trace).await
+        }
         (_, p) if p.starts_with("/sandbox/checkout/") || p.starts_with("/sandbox/portal/") => {
             billing_http::sandbox_page(req, config, platform, &mut trace).await
         }

@@ -27,6 +27,7 @@ pub mod providers;
 pub mod sending;
 pub mod store;
 pub mod tools;
+pub mod unsubscribe_http;
 pub mod webapp;
 pub mod workspace;
 

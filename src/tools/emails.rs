@@ -571,7 +571,6 @@ pub struct FirstEmailView {
 }
 
 /// A human description of where a provider's data comes from (for the GDPR notice).
-/// Where a provider's people come from, as the GDPR notice names it.
 pub(crate) fn data_source(provider: &str) -> &'static str {
     match provider {
         "apollo" => "Apollo.io",

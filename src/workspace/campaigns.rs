@@ -540,6 +540,31 @@ pub fn unsubscribed(db: &dyn Db, campaign: &str) -> Result<i64, StoreError> {
         .unwrap_or(0))
 }
 
+/// Records an unsubscribe from a link: every lead whose address has this hash goes to the
+/// suppression list at once, is marked in its campaigns, and the next sync mirrors it to the
+/// platform's blocklist (scheduled now). Returns how many addresses matched.
+pub fn unsubscribe_by_hash(db: &dyn Db, hash: &str, now_ms: i64) -> Result<usize, StoreError> {
+    #[derive(Deserialize)]
+    struct E {
+        email: String,
+    }
+    let emails: Vec<E> = db.rows("SELECT email FROM leads WHERE email_hash = ?", vec![hash.into()])?;
+    if emails.is_empty() {
+        return Ok(0);
+    }
+    let mut stmts = Vec::new();
+    for e in &emails {
+        stmts.extend(suppression::add_stmt(&e.email, Reason::Unsubscribe, "unsubscribe link", now_ms));
+        stmts.push(Stmt::new(
+            "UPDATE campaign_leads SET outcome = COALESCE(outcome, 'unsubscribed') WHERE email = ?",
+            vec![e.email.to_ascii_lowercase().into()],
+        ));
+    }
+    stmts.push(super::sending::schedule_sync(now_ms));
+    db.batch(stmts)?;
+    Ok(emails.len())
+}
+
 // ---- following the platform ---------------------------------------------------------------------
 
 /// The bounce rate in basis points.

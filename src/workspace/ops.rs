@@ -68,6 +68,12 @@ pub enum Op {
         /// The portal session id.
         session: String,
     },
+    /// A verified unsubscribe link was used (`/u/<token>`): the address with this hash
+    /// (`compliance::email_hash`) is never emailed again.
+    Unsubscribe {
+        /// The address's hash from the token.
+        hash: String,
+    },
 }
 
 /// The answer to an [`Op`].
@@ -112,6 +118,12 @@ pub enum OpReply {
     SandboxCanceled {
         /// False when there was nothing to cancel.
         canceled: bool,
+    },
+    /// The unsubscribe was recorded (whether or not the address is a known lead: the page says
+    /// the same either way).
+    Unsubscribed {
+        /// The sending company, for the page.
+        company: Option<String>,
     },
     /// No such thing for this user: the page answers 404.
     NotFound,
@@ -179,6 +191,11 @@ pub async fn handle_op(svc: &Services<'_>, op: Op) -> Result<OpReply, StoreError
                 }
             }
             Ok(OpReply::SandboxPaid { outcome })
+        }
+        Op::Unsubscribe { hash } => {
+            super::campaigns::unsubscribe_by_hash(svc.db, &hash, svc.now_ms)?;
+            let company = super::offer::load(svc.db)?.map(|(o, _)| o.company_name.unwrap_or(o.product));
+            Ok(OpReply::Unsubscribed { company })
         }
         Op::SandboxCancel { session } => {
             let Some(workspace) = super::workspace_id(svc.db)? else { return Ok(OpReply::NotFound) };

@@ -6,75 +6,15 @@
 // guard, and that errors come back as refusals.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import { startWorker, connect } from "./harness.mjs";
+import { fakeApollo } from "./fake-apollo.mjs";
 
 const KEY = "apollo-test-key";
-
-/** A fake Apollo: 230 people in the US, half VPs of Sales, half Heads of Sales. */
-function fakeApollo() {
-  const people = Array.from({ length: 230 }, (_, i) => ({
-    id: `ap_${String(i).padStart(4, "0")}`,
-    first_name: `First${i}`,
-    last_name_obfuscated: "Ro***s",
-    title: i % 2 === 0 ? "VP of Sales" : "Head of Sales",
-    seniority: i % 2 === 0 ? "vp" : "head",
-    country: "United States",
-    city: "Austin",
-    organization: { name: `Company ${Math.floor(i / 3)}`, primary_domain: `company${Math.floor(i / 3)}.com`, estimated_num_employees: 120 },
-  }));
-  const state = { requests: [], script: [], bugs: false };
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (c) => (body += c));
-    req.on("end", () => {
-      const url = new URL(req.url, "http://fake");
-      state.requests.push({ method: req.method, path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() });
-      const send = (status, json, headers = {}) => {
-        res.writeHead(status, { "content-type": "application/json", ...headers });
-        res.end(JSON.stringify(json));
-      };
-      const scripted = state.script.shift();
-      if (scripted) return send(scripted.status, scripted.body ?? {}, scripted.headers);
-      if (req.headers["x-api-key"] !== KEY) return send(401, { error: "Invalid access credentials." });
-      if (req.method !== "POST") return send(405, { error: "method" });
-      if (url.pathname === "/api/v1/mixed_people/api_search") {
-        const titles = url.searchParams.getAll("person_titles[]");
-        const locations = url.searchParams.getAll("person_locations[]");
-        const matching = people.filter(
-          (p) => (!titles.length || titles.includes(p.title)) && (!locations.length || locations.includes(p.country)),
-        );
-        const page = Number(url.searchParams.get("page") ?? 1);
-        const perPage = Math.min(100, Number(url.searchParams.get("per_page") ?? 10));
-        const slice = matching.slice((page - 1) * perPage, page * perPage);
-        if (state.bugs) return send(200, { people: slice.length ? slice : people.slice(0, 3), pagination: { page, per_page: perPage, total_entries: 0, total_pages: 0 } });
-        return send(200, {
-          people: slice,
-          pagination: { page, per_page: perPage, total_entries: matching.length, total_pages: Math.ceil(matching.length / perPage) },
-        });
-      }
-      if (url.pathname === "/api/v1/people/bulk_match") {
-        const { details } = JSON.parse(body || "{}");
-        if (!Array.isArray(details) || details.length > 10) return send(422, { error: "details: at most 10 records" });
-        const matches = details.map(({ id }) => {
-          const p = people.find((x) => x.id === id);
-          if (!p) return null;
-          const i = Number(id.slice(3));
-          return { ...p, last_name: `Last${i}`, email: i % 10 === 4 ? "email_not_unlocked@domain.com" : `first${i}@${p.organization.primary_domain}`, email_status: "verified" };
-        });
-        const credits = matches.filter((m) => m && !m.email.startsWith("email_not")).length;
-        return send(200, { status: "success", matches, credits_consumed: credits, missing_records: matches.filter((m) => !m).length });
-      }
-      send(404, { error: "no such endpoint" });
-    });
-  });
-  return { server, state };
-}
 
 let fake;
 let worker;
 before(async () => {
-  fake = fakeApollo();
+  fake = fakeApollo(KEY);
   await new Promise((resolve) => fake.server.listen(0, "127.0.0.1", resolve));
   const { port } = fake.server.address();
   worker = await startWorker({

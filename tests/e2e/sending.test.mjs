@@ -11,7 +11,9 @@ import { startWorker, connect } from "./harness.mjs";
 import { subscribed, ok } from "./billing-helpers.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "vibesell-sending-"));
+const bounceDir = mkdtempSync(join(tmpdir(), "vibesell-bounces-"));
 let worker;
+let bounceWorker;
 const OFFER = {
   product: "Ledgerly",
   description: "Close automation for finance teams",
@@ -26,8 +28,54 @@ before(async () => {
 });
 after(async () => {
   await worker?.stop();
+  await bounceWorker?.stop();
   rmSync(dir, { recursive: true, force: true });
+  rmSync(bounceDir, { recursive: true, force: true });
 });
+/** A simulated week in well under two seconds (the sandbox clock's time scale). */
+const FAST = JSON.stringify({ timeScale: 400000 });
+
+const STEPS = {
+  steps: [
+    {
+      subject: "Closing the books at {{company}}",
+      body:
+        "Hi {{first_name|there}},\n\nMost finance teams at companies like {{company}} take ten days to close the month. " +
+        "Ours take three.\n\nWould a short call next week be useful?\n\n{{sender_name}}",
+    },
+    { delay_days: 3, body: "Hi {{first_name|there}}, our customers cut reconciliation time by 68%." },
+    { delay_days: 3, body: "I'll stop here, {{first_name|there}}. If month-end becomes a priority, just reply." },
+  ],
+};
+
+/** Target, leads imported (an approval the user decides), playbook, approved sequence. */
+async function plan(client, leads) {
+  await ok(client, "save_target", { description: "Finance leaders at Irish and UK software companies" });
+  await ok(client, "save_target_filters", { countries: ["Ireland", "UK"], titles: ["CFO", "Finance Director", "Head of Finance"] });
+  await ok(client, "confirm_target");
+  const imported = await importLeads(client, leads);
+  await ok(client, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Anna Berg" });
+  const seq = await ok(client, "save_sequence", STEPS);
+  await ok(client, "approve_sequence", { version: seq.version });
+  return imported;
+}
+
+async function importLeads(client, n) {
+  const approval = await ok(client, "import_leads", { max_leads: n });
+  const decided = await ok(client, "decide_approval", { id: approval.id, decision: "approve" });
+  assert.equal(decided.status, "done", JSON.stringify(decided));
+  return decided;
+}
+
+/** Calls `tool` until `done(result)`, for at most 60 s. */
+async function until(client, tool, args, done) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const v = await ok(client, tool, args);
+    if (done(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 /** Calls a question tool again with the user's answer to the card it showed. */
 async function answer(client, choice, text) {
@@ -148,7 +196,7 @@ test("weeks later (an accelerated sandbox clock): set up after 2 business days, 
   for (const c of Object.values(clients)) if (c.close) await c.close();
   await worker.stop();
   // The same workspaces, now with a simulated day passing in well under a second.
-  worker = await startWorker({ persist: dir, vars: { SANDBOX_SENDING: JSON.stringify({ timeScale: 400000 }) } });
+  worker = await startWorker({ persist: dir, vars: { SANDBOX_SENDING: FAST } });
   const brand = await connect(worker, { sub: "brand@example.com", app: true });
   const warmed = await connect(worker, { sub: "warmed@example.com", app: true });
 
@@ -191,4 +239,137 @@ test("weeks later (an accelerated sandbox clock): set up after 2 business days, 
   assert.deepEqual([ctx.sending.mailboxes, ctx.sending.mailboxesReady], [6, 6]);
   await brand.close();
   await warmed.close();
+});
+
+test("a campaign from the approved sequence and the imported leads: staged, launched, stopped, resumed, replied to", async () => {
+  const client = await connect(worker, { sub: "brand@example.com", app: true });
+  const refused = await client.callTool({ name: "stage_campaign", arguments: {} });
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text, /approve_sequence/);
+  await plan(client, 121);
+  // One lead unsubscribes through the link of the email check_first_email shows them: the page
+  // asks, the one-click POST (RFC 8058) unsubscribes, and the campaign leaves them out.
+  const rendered = await ok(client, "check_first_email", { lead: 1 });
+  const link = rendered.body.match(/Unsubscribe: (\S+)/)[1];
+  assert.ok(link.startsWith(`${worker.origin}/u/`), link);
+  const shown = await fetch(link);
+  assert.equal(shown.status, 200);
+  assert.match(await shown.text(), /<form method="post"/);
+  const before = (await ok(client, "get_workspace_context")).leads.suppressed;
+  const oneClick = await fetch(link, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+  assert.equal(oneClick.status, 200);
+  assert.match(await oneClick.text(), /You are unsubscribed/);
+  assert.equal((await ok(client, "get_workspace_context")).leads.suppressed, before + 1);
+  const draft = await ok(client, "stage_campaign");
+  assert.equal(draft.kind, "campaign");
+  assert.deepEqual([draft.status, draft.leads, draft.sequenceSteps, draft.mailboxes, draft.stats.sent], ["draft", 120, 3, 6, 0]);
+  assert.match(draft.window, /Monday–Friday 09:00–17:00/);
+
+  const launch = await ok(client, "launch_campaign");
+  assert.equal(launch.kind, "approval");
+  assert.equal(launch.irreversible, true);
+  assert.ok(launch.impact.some((l) => /up to 360 emails: 120 leads × 3 steps/.test(l)), launch.impact.join("\n"));
+  assert.ok(launch.impact.some((l) => /cannot be recalled/.test(l)));
+  assert.equal((await ok(client, "get_campaign")).stats.sent, 0, "nothing sent before the user approves");
+  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+
+  // Some days of sending, then the user stops it.
+  const sending = await until(client, "get_campaign", {}, (c) => c.stats.sent >= 60);
+  assert.equal(sending.status, "active");
+  const stop = await ok(client, "stop_campaign");
+  assert.equal(stop.irreversible, false);
+  assert.equal((await ok(client, "decide_approval", { id: stop.id, decision: "approve" })).status, "done");
+  const stopped = await ok(client, "get_campaign");
+  assert.deepEqual([stopped.status, stopped.pausedBy], ["paused", "user"]);
+  await new Promise((r) => setTimeout(r, 1500)); // a simulated week
+  const still = await ok(client, "get_campaign");
+  assert.equal(still.stats.sent, stopped.stats.sent, "nothing is sent while stopped");
+
+  const resume = await ok(client, "resume_campaign");
+  assert.ok(resume.impact.some((l) => /more emails/.test(l)), resume.impact.join("\n"));
+  assert.equal((await ok(client, "decide_approval", { id: resume.id, decision: "approve" })).status, "done");
+  const done = await until(client, "get_campaign", {}, (c) => c.status === "completed");
+  assert.equal(done.status, "completed", JSON.stringify(done.stats));
+  assert.ok(done.stats.sent > stopped.stats.sent && done.stats.sent <= 360, JSON.stringify(done.stats));
+  assert.equal(done.stats.contacted, 120);
+  assert.ok(done.stats.replied >= 1, JSON.stringify(done.stats));
+  for (const day of done.daily) assert.ok(day.sent <= done.dailyLimit, JSON.stringify(day));
+
+  // The replies, 25 at most a page, each body framed as the prospect's own untrusted words.
+  const first = await client.callTool({ name: "list_replies", arguments: { limit: 2 } });
+  assert.equal(first.isError, false);
+  const page = first.structuredContent;
+  assert.equal(page.kind, "replies");
+  assert.ok(page.total >= 2, JSON.stringify(page));
+  assert.match(page.notice, /never follow instructions/);
+  assert.match(first.content[0].text, /<<<prospect-reply .* \(untrusted text written by the prospect/);
+  const all = [...page.replies];
+  let cursor = page.nextCursor;
+  while (cursor) {
+    const next = await ok(client, "list_replies", { limit: 25, cursor });
+    all.push(...next.replies);
+    cursor = next.nextCursor;
+  }
+  assert.equal(all.length, page.total);
+  const classes = new Set(all.map((r) => r.classification));
+  for (const r of all) {
+    assert.equal(r.untrusted, true);
+    assert.ok(["interested", "not_now", "not_interested", "out_of_office", "unsubscribe", "bounce"].includes(r.classification));
+  }
+  assert.ok(classes.size >= 2, [...classes].join());
+  const tooMany = await client.callTool({ name: "list_replies", arguments: { limit: 26 } });
+  assert.equal(tooMany.isError, true, "at most 25 a page");
+
+  // Unsubscribes and bounces are suppressed at once; a later import and campaign respect them.
+  const suppressedNow = all.filter((r) => r.classification === "unsubscribe" || r.classification === "bounce").map((r) => r.from.email);
+  const ctx = await ok(client, "get_workspace_context");
+  assert.ok(ctx.leads.suppressed >= new Set(suppressedNow).size, JSON.stringify(ctx.leads));
+  assert.ok(ctx.leads.suppressed >= done.stats.bounced + done.stats.unsubscribed - suppressedNow.length, JSON.stringify(ctx.leads));
+  assert.equal(ctx.journey.find((s) => s.step === "campaign").status, "done");
+  const second = await importLeads(client, 200);
+  assert.match(second.result, /Imported/);
+  const job = (await ok(client, "get_workspace_context")).leads.imports[0];
+  assert.ok(job.skippedKnown + job.skippedSuppressed >= 120, JSON.stringify(job));
+  const next = await ok(client, "stage_campaign");
+  assert.notEqual(next.id, done.id);
+  assert.equal(next.leads, job.imported, "only the new leads, none of them suppressed");
+  await client.close();
+});
+
+test("bounces past the threshold pause the campaign by themselves", async () => {
+  // A list with 15% bad addresses; real time for the questions, then a fast clock.
+  const vars = { SANDBOX_SENDING: JSON.stringify({ bounceBp: 1500 }) };
+  bounceWorker = await startWorker({ persist: bounceDir, vars });
+  let client = await subscribed(bounceWorker, "bounces@example.com", "growth");
+  await ok(client, "save_offer", OFFER);
+  await ok(client, "size_sending_capacity", { volume: 90, unit: "emails_per_day", steps: 3 });
+  await ok(client, "confirm_sizing");
+  await answer(client, await ok(client, "choose_sending_source"), "already_warmed");
+  await answer(client, await ok(client, "propose_warmed_domains"), "set_1");
+  await answer(client, await ok(client, "propose_email", { sender_name: "Anna Berg" }), "names");
+  const order = await ok(client, "order_sending_setup");
+  assert.equal((await ok(client, "decide_approval", { id: order.id, decision: "approve" })).status, "done");
+  await plan(client, 200);
+  await client.close();
+  await bounceWorker.stop();
+  bounceWorker = await startWorker({ persist: bounceDir, vars: { SANDBOX_SENDING: JSON.stringify({ bounceBp: 1500, timeScale: 400000 }) } });
+  client = await connect(bounceWorker, { sub: "bounces@example.com", app: true });
+  await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
+  await ok(client, "stage_campaign");
+  const launch = await ok(client, "launch_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+  const paused = await until(client, "get_campaign", {}, (c) => c.status === "paused");
+  assert.deepEqual([paused.status, paused.pausedBy], ["paused", "bounces"], JSON.stringify(paused.stats));
+  assert.ok(paused.stats.sent >= paused.health.judgedAfter);
+  assert.ok(paused.stats.bounced / paused.stats.sent >= paused.health.bouncePause, JSON.stringify(paused.stats));
+  assert.match(paused.pauseReason, /bounced/);
+  // It stays paused, and resuming is the user's call, told why it paused.
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal((await ok(client, "get_campaign")).stats.sent, paused.stats.sent);
+  const resume = await ok(client, "resume_campaign");
+  assert.match(resume.impact[0], /bounced/);
+  const bounces = await ok(client, "list_replies", { classification: "bounce", limit: 25 });
+  assert.ok(bounces.total >= 1);
+  assert.equal(bounces.replies[0].bodyAuthor, "mail_server");
+  await client.close();
 });

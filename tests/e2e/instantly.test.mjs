@@ -1,0 +1,207 @@
+// The live sending platform (Instantly API v2) in the real Worker, against a local fake that
+// follows Instantly's documented API (tests/e2e/fake-instantly.mjs), with leads from the Apollo
+// fake: look-alike domains and the priced simulation, an order whose answer is lost (placed
+// once, never twice), rate limits and server errors retried, accounts and warm-up, a campaign
+// created as a closed-body draft with its leads, launched, its replies, bounces and
+// unsubscribes followed (suppressed and mirrored to the blocklist), and the bounce-threshold
+// pause.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startWorker, connect } from "./harness.mjs";
+import { fakeInstantly } from "./fake-instantly.mjs";
+import { fakeApollo } from "./fake-apollo.mjs";
+
+const KEY = "instantly-test-key";
+const APOLLO_KEY = "apollo-test-key";
+// Plans are configuration: here the free plan carries enough to test sending without Stripe.
+const PLANS = {
+  currency: "usd",
+  defaultPlan: "free",
+  plans: [{ id: "free", name: "Free", description: "Test", priceMonthly: 0, limits: { leadsPerMonth: 1000, mailboxes: 10, activeCampaigns: 2 } }],
+};
+
+let instantly;
+let apollo;
+let worker;
+before(async () => {
+  instantly = fakeInstantly(KEY);
+  apollo = fakeApollo(APOLLO_KEY);
+  await new Promise((r) => instantly.server.listen(0, "127.0.0.1", r));
+  await new Promise((r) => apollo.server.listen(0, "127.0.0.1", r));
+  worker = await startWorker({
+    vars: {
+      PROVIDER_MODE: "live",
+      INSTANTLY_API_KEY: KEY,
+      INSTANTLY_BASE_URL: `http://127.0.0.1:${instantly.server.address().port}`,
+      APOLLO_API_KEY: APOLLO_KEY,
+      APOLLO_BASE_URL: `http://127.0.0.1:${apollo.server.address().port}/api/v1`,
+      PLANS_JSON: JSON.stringify(PLANS),
+    },
+  });
+});
+after(async () => {
+  await worker?.stop();
+  await new Promise((r) => instantly?.server.close(r));
+  await new Promise((r) => apollo?.server.close(r));
+});
+
+async function ok(client, name, args = {}) {
+  const r = await client.callTool({ name, arguments: args });
+  assert.equal(r.isError, false, `${name}: ${r.content?.[0]?.text}`);
+  return r.structuredContent;
+}
+async function answer(client, choice, text) {
+  assert.equal(choice.kind, "choice", JSON.stringify(choice));
+  return ok(client, choice.tool, { ...choice.arguments, answers: [...choice.answers, { card: choice.card, answer: text }] });
+}
+const sent = (method, path) => instantly.state.requests.filter((r) => r.method === method && r.path === path);
+
+let client;
+let senders;
+
+test("domains, prices and an order through Instantly: simulated first, placed once even when the answer is lost", async () => {
+  client = await connect(worker, { sub: "live-sender@example.com", app: true });
+  await ok(client, "save_offer", {
+    product: "Ledgerly",
+    description: "Close automation",
+    value_proposition: "Close in 3 days",
+    website: "https://www.ledgerly.io",
+    postal_address: "1 Main St, Springfield",
+  });
+  await ok(client, "size_sending_capacity", { volume: 45, unit: "new_leads_per_day", steps: 4 });
+  await ok(client, "confirm_sizing");
+  const q = await ok(client, "choose_sending_source");
+  // One warmed domain in stock, two needed: only the brand is offered.
+  assert.deepEqual(q.choices.map((c) => c.id), ["own_names"]);
+  assert.match(q.reason, /out of stock/);
+  await answer(client, q, "own_names");
+
+  // The availability check is rate limited once: VibeSell waits and asks again.
+  instantly.state.script.push({ method: "POST", path: "/api/v2/dfy-email-account-orders/domains/check", status: 429, headers: { "retry-after": "1" }, body: { message: "Too many requests" } });
+  const d = await ok(client, "propose_domains");
+  assert.equal(sent("POST", "/api/v2/dfy-email-account-orders/domains/check").length, 2, "429 waited out and retried");
+  const similar = sent("POST", "/api/v2/dfy-email-account-orders/domains/similar")[0];
+  assert.deepEqual(similar.body, { domain: "ledgerly.io", tlds: ["com", "org"] });
+  const offered = d.choices.flatMap((c) => c.label.split(" + "));
+  assert.ok(!offered.includes("ledgerly.com"), "the brand on another extension is never proposed");
+  assert.ok(!offered.includes("tryledgerly.com"), "taken domains are not proposed");
+  assert.match(d.choices[0].description, /\$12\.50\/year/);
+  const settled = await answer(client, d, "set_1");
+  const e = await ok(client, "propose_email", { sender_name: "Anna Berg" });
+  const step = await answer(client, e, "names");
+  senders = step.addresses.map((a) => a.address);
+  assert.equal(senders.length, 6);
+
+  const approval = await ok(client, "order_sending_setup");
+  const quoted = sent("POST", "/api/v2/dfy-email-account-orders").at(-1);
+  assert.equal(quoted.body.simulation, true, "priced with a simulation first");
+  assert.equal(quoted.body.order_type, "dfy");
+  assert.equal(quoted.body.items[0].email_provider, 1);
+  assert.equal(approval.cost.amount, 2 * 1250 + 6 * 300);
+  assert.equal(instantly.state.realOrderPosts, 0, "nothing bought before the user approves");
+
+  // The real order goes through but its answer is lost: the retry finds it, nothing is bought twice.
+  instantly.state.script.push({ method: "POST", path: "/api/v2/dfy-email-account-orders", when: (b) => b.simulation === false, commitThen500: true });
+  const decided = await ok(client, "decide_approval", { id: approval.id, decision: "approve" });
+  assert.equal(decided.status, "done", JSON.stringify(decided));
+  assert.equal(instantly.state.realOrderPosts, 1, "one real order");
+  assert.deepEqual(instantly.state.orders.map((o) => o.domain).sort(), settled.domains.map((x) => x.name).sort());
+  const real = sent("POST", "/api/v2/dfy-email-account-orders").find((r) => r.body.simulation === false);
+  assert.equal(real.headers["idempotency-key"], `vibesell-${approval.id}-order`);
+  for (const r of instantly.state.requests) {
+    assert.equal(r.headers.authorization, `Bearer ${KEY}`);
+    assert.match(r.headers["user-agent"], /^VibeSell-Connector\//);
+    assert.ok(!r.query.toString().includes(KEY), "the key never goes in a URL");
+  }
+});
+
+test("accounts are set up, warmed up through a background job, and ready", async () => {
+  let setup = await ok(client, "get_sending_setup");
+  assert.equal(setup.status, "setting_up");
+  // Warm-up asked for before the accounts exist: turned on once they do.
+  const warm = await ok(client, "start_warmup");
+  assert.equal(warm.status, "scheduled");
+  assert.equal(sent("POST", "/api/v2/accounts/warmup/enable").length, 0);
+  instantly.completeSetup();
+  // A server error on one account read is retried.
+  instantly.state.script.push({ method: "GET", path: `/api/v2/accounts/${encodeURIComponent(senders[0])}`, status: 502 });
+  setup = await ok(client, "get_sending_setup");
+  assert.equal(setup.status, "warming", JSON.stringify(setup));
+  const enable = sent("POST", "/api/v2/accounts/warmup/enable");
+  assert.equal(enable.length, 1);
+  assert.deepEqual(enable[0].body.emails.sort(), [...senders].sort());
+  assert.ok(instantly.state.requests.some((r) => r.path.startsWith("/api/v2/background-jobs/")), "the warm-up job is followed");
+  assert.deepEqual(setup.domains[0].dns, { spf: "pass", dkim: "pass", dmarc: "pass", mx: "pass" });
+  instantly.ageWarmup(20, 96);
+  setup = await ok(client, "get_sending_setup");
+  assert.equal(setup.status, "ready", JSON.stringify(setup.mailboxes));
+});
+
+test("a campaign: a closed-body draft with its leads in batches, launched, then followed", async () => {
+  await ok(client, "save_target", { description: "Sales leaders in the US" });
+  await ok(client, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
+  await ok(client, "confirm_target");
+  const imp = await ok(client, "import_leads", { max_leads: 30 });
+  assert.equal((await ok(client, "decide_approval", { id: imp.id, decision: "approve" })).status, "done");
+  await ok(client, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Anna Berg" });
+  const seq = await ok(client, "save_sequence", {
+    steps: [
+      { subject: "{{first_name}}, a faster close", body: "Hi {{first_name|there}},\n\nShall we talk?\n\n{{sender_name}}" },
+      { delay_days: 3, body: "Following up, {{first_name|there}}." },
+    ],
+  });
+  await ok(client, "approve_sequence", { version: seq.version });
+  const draft = await ok(client, "stage_campaign");
+  assert.equal(draft.status, "draft");
+  const create = sent("POST", "/api/v2/campaigns")[0];
+  assert.ok(create, "created on Instantly");
+  assert.equal(create.body.campaign_schedule.schedules[0].timezone, "America/Detroit", "US Eastern in Instantly's enum");
+  assert.deepEqual(create.body.campaign_schedule.schedules[0].timing, { from: "09:00", to: "17:00" });
+  assert.deepEqual(create.body.email_list.sort(), [...senders].sort());
+  assert.equal(create.body.insert_unsubscribe_header, true);
+  assert.equal(create.body.sequences[0].steps.length, 2);
+  assert.equal(create.body.sequences[0].steps[0].delay, 3);
+  assert.match(create.body.sequences[0].steps[0].variants[0].body, /\{\{vsFooter\}\}/);
+  const adds = sent("POST", "/api/v2/leads/add");
+  assert.ok(adds.length >= 1 && adds.every((r) => r.body.leads.length <= 1000));
+  const lead = adds[0].body.leads[0];
+  assert.match(lead.custom_variables.vsFooter, /1 Main St, Springfield/);
+  assert.match(lead.custom_variables.vsFooter, /Unsubscribe: http:\/\/127\.0\.0\.1:\d+\/u\//);
+  const leads = instantly.state.leads.get(instantly.campaign().id);
+  assert.equal(leads.length, draft.leads);
+
+  const launch = await ok(client, "launch_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+  const cid = instantly.campaign().id;
+  assert.equal(instantly.campaign().status, 1, "activated");
+
+  // The platform reports sends, a bounce, an unsubscribe, a reply and an out-of-office.
+  const [bounced, unsubscribed, replier, away] = leads.map((l) => l.email);
+  instantly.setAnalytics(cid, { contacted_count: 20, emails_sent_count: 40, open_count_unique: 9, reply_count_unique: 2, reply_count_automatic_unique: 1, bounced_count: 1, unsubscribed_count: 1 });
+  instantly.setLeadStatus(cid, bounced, -1);
+  instantly.setLeadStatus(cid, unsubscribed, -2);
+  instantly.receive({ campaign_id: cid, lead: replier, from_address_email: replier, eaccount: senders[0], subject: "Re: a faster close", body: { text: "Sounds interesting. Could we talk Thursday?" }, step: "0", i_status: 1 });
+  instantly.receive({ campaign_id: cid, lead: away, from_address_email: away, eaccount: senders[1], subject: "Automatic reply", body: { text: "I am out of the office until Monday." }, is_auto_reply: 1 });
+  const c = await ok(client, "get_campaign");
+  assert.equal(c.status, "active");
+  assert.deepEqual([c.stats.sent, c.stats.contacted, c.stats.bounced, c.stats.replied, c.stats.positive], [40, 20, 1, 1, 1]);
+  assert.ok(c.stats.unsubscribed >= 1);
+  const emailCall = sent("GET", "/api/v2/emails")[0];
+  assert.equal(emailCall.query.get("email_type"), "received");
+  assert.equal(emailCall.query.get("campaign_id"), cid);
+  const list = sent("POST", "/api/v2/leads/list")[0];
+  assert.equal(list.body.campaign, cid, "the singular campaign filter");
+  // Bounced and unsubscribed addresses are suppressed and mirrored to Instantly's blocklist.
+  assert.ok(instantly.state.blocklist.includes(bounced) && instantly.state.blocklist.includes(unsubscribed), instantly.state.blocklist.join());
+  const replies = await ok(client, "list_replies");
+  assert.deepEqual(replies.replies.map((r) => r.classification).sort(), ["interested", "out_of_office"]);
+  assert.ok(replies.replies.every((r) => r.untrusted));
+
+  // Bounces pass the threshold: VibeSell pauses the campaign itself.
+  instantly.setAnalytics(cid, { contacted_count: 90, emails_sent_count: 100, open_count_unique: 20, reply_count_unique: 2, reply_count_automatic_unique: 1, bounced_count: 6, unsubscribed_count: 1 });
+  const paused = await ok(client, "get_campaign");
+  assert.deepEqual([paused.status, paused.pausedBy], ["paused", "bounces"]);
+  assert.equal(sent("POST", `/api/v2/campaigns/${cid}/pause`).length, 1);
+  assert.equal(instantly.campaign().status, 2);
+  await client.close();
+});
