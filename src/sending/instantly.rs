@@ -677,10 +677,25 @@ impl SendingPlatform for Instantly<'_> {
                 if !out.iter().any(|(d, _)| d == domain) {
                     out.push((
                         domain.to_ascii_lowercase(),
-                        Dns { spf: b("spf"), dkim: b("dkim"), dmarc: b("dmarc"), mx: b("mx") },
+                        Dns {
+                            spf: b("spf"),
+                            dkim: b("dkim"),
+                            dmarc: b("dmarc"),
+                            mx: b("mx"),
+                            tracking: false,
+                        },
                     ));
                 }
             }
+        }
+        // The custom tracking domain of each sending domain (DOMAIN §3.5): `track.<domain>`.
+        for (domain, dns) in &mut out {
+            let host = format!("track.{domain}");
+            dns.tracking = match self.get(&format!("/api/v2/accounts/ctd/status?host={}", enc(&host))).await {
+                Ok(v) => v.get("success").and_then(Value::as_bool).unwrap_or(false),
+                Err(PlatformError::Refused(_)) => false,
+                Err(e) => return Err(e),
+            };
         }
         Ok(out)
     }
@@ -788,31 +803,7 @@ impl SendingPlatform for Instantly<'_> {
     }
 
     async fn report(&self, campaign: &str) -> PResult<CampaignReport> {
-        let c = self.get(&format!("/api/v2/campaigns/{}", enc(campaign))).await?;
-        let status = match c.get("status").and_then(Value::as_i64).unwrap_or(0) {
-            0 => CampaignStatus::Draft,
-            1 | 4 => CampaignStatus::Active,
-            2 => CampaignStatus::Paused,
-            3 => CampaignStatus::Completed,
-            _ => CampaignStatus::Stopped,
-        };
-        let a = self.get(&format!("/api/v2/campaigns/analytics?id={}", enc(campaign))).await?;
-        let row = match &a {
-            Value::Array(items) => items.first().cloned(),
-            other => Some(other.clone()),
-        };
-        let totals =
-            row.and_then(|r| serde_json::from_value::<Analytics>(r).ok()).map_or_else(Totals::default, |a| {
-                Totals {
-                    leads: n(a.leads_count),
-                    contacted: n(a.contacted_count),
-                    sent: n(a.emails_sent_count),
-                    opened: n(a.open_count_unique),
-                    replied: n(a.reply_count_unique - a.reply_count_automatic_unique),
-                    bounced: n(a.bounced_count),
-                    unsubscribed: n(a.unsubscribed_count),
-                }
-            });
+        let (status, totals) = self.totals(campaign).await?;
         let daily_raw =
             self.get(&format!("/api/v2/campaigns/analytics/daily?campaign_id={}", enc(campaign))).await?;
         let daily = daily_raw
@@ -855,6 +846,35 @@ impl SendingPlatform for Instantly<'_> {
         }
         steps.sort_by_key(|s| s.step);
         Ok(CampaignReport { status, totals, daily, steps })
+    }
+
+    async fn totals(&self, campaign: &str) -> PResult<(CampaignStatus, Totals)> {
+        let c = self.get(&format!("/api/v2/campaigns/{}", enc(campaign))).await?;
+        let status = match c.get("status").and_then(Value::as_i64).unwrap_or(0) {
+            0 => CampaignStatus::Draft,
+            1 | 4 => CampaignStatus::Active,
+            2 => CampaignStatus::Paused,
+            3 => CampaignStatus::Completed,
+            _ => CampaignStatus::Stopped,
+        };
+        let a = self.get(&format!("/api/v2/campaigns/analytics?id={}", enc(campaign))).await?;
+        let row = match &a {
+            Value::Array(items) => items.first().cloned(),
+            other => Some(other.clone()),
+        };
+        let totals =
+            row.and_then(|r| serde_json::from_value::<Analytics>(r).ok()).map_or_else(Totals::default, |a| {
+                Totals {
+                    leads: n(a.leads_count),
+                    contacted: n(a.contacted_count),
+                    sent: n(a.emails_sent_count),
+                    opened: n(a.open_count_unique),
+                    replied: n(a.reply_count_unique - a.reply_count_automatic_unique),
+                    bounced: n(a.bounced_count),
+                    unsubscribed: n(a.unsubscribed_count),
+                }
+            });
+        Ok((status, totals))
     }
 
     async fn received(&self, campaign: &str, since_ms: i64) -> PResult<ReceivedPage> {

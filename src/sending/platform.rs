@@ -205,6 +205,9 @@ pub struct Dns {
     pub dmarc: bool,
     /// MX records (replies land).
     pub mx: bool,
+    /// The custom tracking domain (`track.<domain>` CNAME to the platform), which keeps open
+    /// tracking off the platform's shared domain.
+    pub tracking: bool,
 }
 
 /// One step of a campaign's sequence, in the platform's template language (`{{firstName}}`…).
@@ -430,6 +433,8 @@ pub trait SendingPlatform {
     async fn pause(&self, campaign: &str) -> PResult<()>;
     /// A campaign's status and statistics.
     async fn report(&self, campaign: &str) -> PResult<CampaignReport>;
+    /// A campaign's status and totals only (cheaper than [`SendingPlatform::report`]).
+    async fn totals(&self, campaign: &str) -> PResult<(CampaignStatus, Totals)>;
     /// Emails received for a campaign at or after `since_ms`, oldest first.
     async fn received(&self, campaign: &str, since_ms: i64) -> PResult<ReceivedPage>;
     /// The campaign's leads that bounced or unsubscribed.
@@ -528,6 +533,9 @@ impl SendingPlatform for Platform<'_> {
     }
     async fn report(&self, campaign: &str) -> PResult<CampaignReport> {
         delegate!(self, p => p.report(campaign).await)
+    }
+    async fn totals(&self, campaign: &str) -> PResult<(CampaignStatus, Totals)> {
+        delegate!(self, p => p.totals(campaign).await)
     }
     async fn received(&self, campaign: &str, since_ms: i64) -> PResult<ReceivedPage> {
         delegate!(self, p => p.received(campaign, since_ms).await)

@@ -1023,7 +1023,7 @@ impl SendingPlatform for Sandbox<'_> {
             }
             // Records appear one by one while the domain is set up.
             let dns = if a.pre_warmed != 0 {
-                Dns { spf: true, dkim: true, dmarc: true, mx: true }
+                Dns { spf: true, dkim: true, dmarc: true, mx: true, tracking: true }
             } else {
                 let setup = a.ready_at - a.created_at;
                 Dns {
@@ -1031,6 +1031,7 @@ impl SendingPlatform for Sandbox<'_> {
                     spf: at >= a.created_at + setup / 3,
                     dkim: at >= a.created_at + setup * 2 / 3,
                     dmarc: at >= a.ready_at,
+                    tracking: at >= a.ready_at,
                 }
             };
             out.push((a.domain, dns));
@@ -1160,25 +1161,74 @@ impl SendingPlatform for Sandbox<'_> {
         let c = self.campaign(campaign)?;
         let spec: CampaignSpec = from_document(&c.doc)?;
         let at = self.frontier();
+        let (status, totals) = self.totals(campaign).await?;
+        // Per hour in SQL, then per local day here: a few rows per sending hour, however many
+        // emails were sent.
         #[derive(Deserialize)]
-        struct TotalsRow {
-            contacted: i64,
-            sent: i64,
-            opened: i64,
-            replied: i64,
-            bounced: i64,
-            unsubscribed: i64,
+        struct HourRow {
+            kind: String,
+            step: i64,
+            h: i64,
+            n: i64,
         }
-        let t: Option<TotalsRow> = self.db.row(
-            "SELECT COUNT(DISTINCT CASE WHEN kind = 'sent' THEN lead END) AS contacted, \
-                    COALESCE(SUM(kind = 'sent'), 0) AS sent, \
-                    COUNT(DISTINCT CASE WHEN kind = 'open' THEN lead END) AS opened, \
-                    COUNT(DISTINCT CASE WHEN kind = 'reply' THEN lead END) AS replied, \
-                    COALESCE(SUM(kind = 'bounce'), 0) AS bounced, \
-                    COUNT(DISTINCT CASE WHEN kind = 'unsubscribe' THEN lead END) AS unsubscribed \
-             FROM sandbox_sending_events WHERE campaign_id = ? AND at <= ?",
+        let hours: Vec<HourRow> = self.db.rows(
+            "SELECT kind, step, at / 3600000 AS h, COUNT(*) AS n FROM sandbox_sending_events \
+             WHERE campaign_id = ? AND kind IN ('sent', 'reply') AND at <= ? GROUP BY kind, step, h ORDER BY h, kind, step",
             vec![campaign.into(), at.into()],
         )?;
+        let zone = calendar::zone(&spec.timezone);
+        let mut daily: Vec<Day> = Vec::new();
+        let mut steps: Vec<StepTotals> = Vec::new();
+        for e in &hours {
+            let mid = e.h * HOUR + HOUR / 2;
+            let date = calendar::iso(zone.map_or_else(|| calendar::utc_date(mid), |z| z.local_date(mid)));
+            if daily.last().is_none_or(|d| d.date != date) {
+                daily.push(Day { date, sent: 0, replies: 0 });
+            }
+            let step = u32::try_from(e.step).unwrap_or(0);
+            if !steps.iter().any(|s| s.step == step) {
+                steps.push(StepTotals { step, sent: 0, replies: 0 });
+            }
+            let n = u32::try_from(e.n).unwrap_or(0);
+            let (d, s) = (daily.last_mut(), steps.iter_mut().find(|s| s.step == step));
+            if let (Some(d), Some(s)) = (d, s) {
+                if e.kind == "sent" {
+                    d.sent += n;
+                    s.sent += n;
+                } else {
+                    d.replies += n;
+                    s.replies += n;
+                }
+            }
+        }
+        steps.sort_by_key(|s| s.step);
+        Ok(CampaignReport { status, totals, daily, steps })
+    }
+
+    async fn totals(&self, campaign: &str) -> PResult<(CampaignStatus, Totals)> {
+        let c = self.campaign(campaign)?;
+        let at = self.frontier();
+        // Each lead gets one first email, opens and replies at most once: counting events of a
+        // kind counts leads, through the (campaign, kind, at) index.
+        #[derive(Deserialize)]
+        struct KindRow {
+            kind: String,
+            n: i64,
+        }
+        let rows: Vec<KindRow> = self.db.rows(
+            "SELECT kind, COUNT(*) AS n FROM sandbox_sending_events WHERE campaign_id = ? AND at <= ? GROUP BY kind",
+            vec![campaign.into(), at.into()],
+        )?;
+        let count =
+            |k: &str| rows.iter().find(|r| r.kind == k).map_or(0, |r| u32::try_from(r.n).unwrap_or(0));
+        let contacted = self
+            .db
+            .query(Stmt::new(
+                "SELECT COUNT(*) FROM sandbox_sending_events WHERE campaign_id = ? AND kind = 'sent' AND step = 1 AND at <= ?",
+                vec![campaign.into(), at.into()],
+            ))?
+            .scalar_i64()
+            .unwrap_or(0);
         let leads = self
             .db
             .query(Stmt::new(
@@ -1188,49 +1238,15 @@ impl SendingPlatform for Sandbox<'_> {
             .scalar_i64()
             .unwrap_or(0);
         let n = |v: i64| u32::try_from(v).unwrap_or(0);
-        let totals = t.map_or(Totals { leads: n(leads), ..Totals::default() }, |t| Totals {
+        let totals = Totals {
             leads: n(leads),
-            contacted: n(t.contacted),
-            sent: n(t.sent),
-            opened: n(t.opened),
-            replied: n(t.replied),
-            bounced: n(t.bounced),
-            unsubscribed: n(t.unsubscribed),
-        });
-        #[derive(Deserialize)]
-        struct EventRow {
-            kind: String,
-            step: i64,
-            at: i64,
-        }
-        let events: Vec<EventRow> = self.db.rows(
-            "SELECT kind, step, at FROM sandbox_sending_events WHERE campaign_id = ? AND kind IN ('sent', 'reply') AND at <= ? ORDER BY at",
-            vec![campaign.into(), at.into()],
-        )?;
-        let zone = calendar::zone(&spec.timezone);
-        let mut daily: Vec<Day> = Vec::new();
-        let mut steps: Vec<StepTotals> = Vec::new();
-        for e in &events {
-            let date = calendar::iso(zone.map_or_else(|| calendar::utc_date(e.at), |z| z.local_date(e.at)));
-            if daily.last().is_none_or(|d| d.date != date) {
-                daily.push(Day { date, sent: 0, replies: 0 });
-            }
-            let step = u32::try_from(e.step).unwrap_or(0);
-            if !steps.iter().any(|s| s.step == step) {
-                steps.push(StepTotals { step, sent: 0, replies: 0 });
-            }
-            let (d, s) = (daily.last_mut(), steps.iter_mut().find(|s| s.step == step));
-            if let (Some(d), Some(s)) = (d, s) {
-                if e.kind == "sent" {
-                    d.sent += 1;
-                    s.sent += 1;
-                } else {
-                    d.replies += 1;
-                    s.replies += 1;
-                }
-            }
-        }
-        steps.sort_by_key(|s| s.step);
+            contacted: n(contacted),
+            sent: count("sent"),
+            opened: count("open"),
+            replied: count("reply"),
+            bounced: count("bounce"),
+            unsubscribed: count("unsubscribe"),
+        };
         let status = match c.status {
             DRAFT => CampaignStatus::Draft,
             ACTIVE => CampaignStatus::Active,
@@ -1238,7 +1254,7 @@ impl SendingPlatform for Sandbox<'_> {
             COMPLETED => CampaignStatus::Completed,
             _ => CampaignStatus::Stopped,
         };
-        Ok(CampaignReport { status, totals, daily, steps })
+        Ok((status, totals))
     }
 
     async fn received(&self, campaign: &str, since_ms: i64) -> PResult<ReceivedPage> {

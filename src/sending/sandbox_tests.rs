@@ -366,3 +366,24 @@ fn new_mailboxes_ramp_up_slowly() {
     // Set up on Tuesday noon: Tuesday afternoon is its first day (2), then 4, 6, …
     assert_eq!(&counts[..4], [2, 4, 6, 8], "{per_day:?}");
 }
+
+#[test]
+fn the_clock_runs_at_its_scale_and_never_jumps_when_the_scale_changes() {
+    let db = db();
+    let at = |real: i64, scale: f64| {
+        Sandbox::open(&db, SandboxSettings { time_scale: scale, ..SandboxSettings::default() }, real)
+            .unwrap()
+            .now_ms()
+    };
+    assert_eq!(at(SUNDAY_NOON, 1.0), SUNDAY_NOON, "starts at real time");
+    assert_eq!(at(SUNDAY_NOON + 1_000, 1.0), SUNDAY_NOON + 1_000);
+    // Sped up: continues from where it was, then runs 86,400 times faster.
+    assert_eq!(at(SUNDAY_NOON + 2_000, 86_400.0), SUNDAY_NOON + 2_000);
+    assert_eq!(at(SUNDAY_NOON + 3_000, 86_400.0), SUNDAY_NOON + 2_000 + DAY);
+    // Back to real time: no jump back.
+    let before = at(SUNDAY_NOON + 4_000, 86_400.0);
+    assert_eq!(at(SUNDAY_NOON + 4_000, 1.0), before);
+    assert_eq!(at(SUNDAY_NOON + 5_000, 1.0), before + 1_000);
+    // A clock that goes backwards does not move the simulation backwards.
+    assert_eq!(at(SUNDAY_NOON, 1.0), before);
+}

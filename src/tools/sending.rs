@@ -128,8 +128,8 @@ pub struct SizeInput {
     pub volume: u32,
     /// What `volume` counts: emails or new leads, per business day or per month.
     pub unit: Unit,
-    /// Emails per lead (the steps of the sequence); defaults to the deliverability default
-    /// (the longest recommended sequence).
+    /// Emails per lead (the steps of the sequence); defaults to the saved sequence's steps, or
+    /// the longest recommended sequence.
     #[schemars(range(min = 1, max = 7))]
     pub steps: Option<u32>,
     /// Cold emails per warmed mailbox per day; defaults to 30 (20–50 allowed; more risks spam).
@@ -260,10 +260,13 @@ impl Tool for SizeSendingCapacity {
 
     async fn call(&self, cx: &ToolCx<'_>, input: SizeInput) -> Result<Reply<SizingView>, Refusal> {
         let d = &cx.config.deliverability;
+        // The saved sequence's length when there is one, else the longest recommended sequence.
+        let saved_steps =
+            crate::workspace::sequence::load(cx.db)?.map(|s| s.steps.len() as u32).filter(|n| *n > 0);
         let req = Request {
             volume: input.volume,
             unit: input.unit,
-            steps: input.steps.unwrap_or(d.steps_max),
+            steps: input.steps.or(saved_steps).unwrap_or(d.steps_max),
             per_mailbox: input.per_mailbox.unwrap_or(d.sends_per_mailbox_per_day),
         };
         let capacity = sizing::size(&req, d).map_err(|e| {
@@ -1698,6 +1701,9 @@ pub struct DnsView {
     pub dmarc: Check,
     /// MX (replies land).
     pub mx: Check,
+    /// The custom tracking domain (`track.<domain>`), which keeps open tracking off the
+    /// platform's shared domain.
+    pub tracking: Check,
 }
 
 /// A sending domain.
@@ -1852,7 +1858,13 @@ fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal>
             let c = |k: &str| {
                 if dns.get(k).and_then(Value::as_bool) == Some(true) { Check::Pass } else { Check::Pending }
             };
-            let dns = DnsView { spf: c("spf"), dkim: c("dkim"), dmarc: c("dmarc"), mx: c("mx") };
+            let dns = DnsView {
+                spf: c("spf"),
+                dkim: c("dkim"),
+                dmarc: c("dmarc"),
+                mx: c("mx"),
+                tracking: c("tracking"),
+            };
             let active = boxes.iter().filter(|m| m.domain == d.name).all(|m| m.setup_done_at.is_some());
             DomainView {
                 name: d.name,

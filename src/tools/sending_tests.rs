@@ -339,7 +339,7 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     assert_eq!(setup["status"], "warming", "{setup}");
     assert_eq!(
         setup["domains"][0]["dns"],
-        json!({ "spf": "pass", "dkim": "pass", "dmarc": "pass", "mx": "pass" })
+        json!({ "spf": "pass", "dkim": "pass", "dmarc": "pass", "mx": "pass", "tracking": "pass" })
     );
     assert_eq!(setup["mailboxes"][0]["warmupDay"], 1);
     let warm = w.ok("start_warmup", json!({}), tuesday + 5 * DAY);

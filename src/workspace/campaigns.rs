@@ -603,11 +603,14 @@ async fn mirror_blocklist<P: SendingPlatform>(
 
 /// Follows every campaign on the platform: replies (classified; unsubscribes and bounces
 /// suppressed at once), bounces and unsubscribes, statistics, the bounce threshold, completion.
-/// Returns whether a campaign is sending (the sync then runs more often).
+/// `full`: read the per-day and per-step statistics too (the last pass of a sync; the passes
+/// between simulated hours need only the totals). Returns whether a campaign is sending (the
+/// sync then runs more often).
 pub async fn sync_campaigns<P: SendingPlatform>(
     db: &dyn Db,
     config: &Config,
     platform: &P,
+    full: bool,
 ) -> Result<bool, PlatformError> {
     let campaigns = all(db)?;
     if campaigns.is_empty() {
@@ -625,7 +628,7 @@ pub async fn sync_campaigns<P: SendingPlatform>(
         if !followed {
             continue;
         }
-        sync_one(db, config, platform, &c, &pid, at).await?;
+        sync_one(db, config, platform, &c, &pid, at, full).await?;
         sending |= find(db, Some(&c.id))?.is_some_and(|c| c.state == State::Active);
     }
     mirror_blocklist(db, platform, at).await?;
@@ -639,6 +642,7 @@ async fn sync_one<P: SendingPlatform>(
     c: &Campaign,
     pid: &str,
     at: i64,
+    full: bool,
 ) -> Result<(), PlatformError> {
     // Replies first: an unsubscribe is suppressed the moment it is seen.
     let page = platform.received(pid, c.replies_since).await?;
@@ -680,7 +684,12 @@ async fn sync_one<P: SendingPlatform>(
         since = since.max(r.at);
     }
     // What the platform knows about bounces and link unsubscribes.
-    let report = platform.report(pid).await?;
+    let report = if full {
+        platform.report(pid).await?
+    } else {
+        let (status, totals) = platform.totals(pid).await?;
+        CampaignReport { status, totals, daily: Vec::new(), steps: Vec::new() }
+    };
     let known_outcomes = db
         .query(Stmt::new(
             "SELECT COUNT(*) FROM campaign_leads WHERE campaign_id = ? AND outcome IS NOT NULL",
@@ -701,7 +710,11 @@ async fn sync_one<P: SendingPlatform>(
             stmts.push(outcome_stmt(&c.id, &email, name));
         }
     }
-    let stats = Stats::from_report(&report);
+    let mut stats = Stats::from_report(&report);
+    if !full {
+        stats.daily = c.stats.daily.clone();
+        stats.steps = c.stats.steps.clone();
+    }
     let mut state = c.state;
     let mut pause: Option<String> = None;
     match report.status {

@@ -690,7 +690,7 @@ pub async fn sync_setup<P: SendingPlatform>(
     }
     for (domain, d) in dns {
         let doc =
-            serde_json::json!({ "spf": d.spf, "dkim": d.dkim, "dmarc": d.dmarc, "mx": d.mx }).to_string();
+            serde_json::json!({ "spf": d.spf, "dkim": d.dkim, "dmarc": d.dmarc, "mx": d.mx, "tracking": d.tracking }).to_string();
         stmts.push(Stmt::new(
             "UPDATE sending_domains SET dns = ?, updated_at = ? WHERE name = ?",
             vec![doc.into(), at.into(), domain.into()],
@@ -741,7 +741,7 @@ pub async fn sync(
     loop {
         let advanced = platform.advance().await?;
         busy = sync_setup(db, config, &platform).await?;
-        campaigns_active = super::campaigns::sync_campaigns(db, config, &platform).await?;
+        campaigns_active = super::campaigns::sync_campaigns(db, config, &platform, !advanced).await?;
         steps += 1;
         if !advanced {
             break;

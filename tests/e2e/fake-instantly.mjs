@@ -174,6 +174,12 @@ export function fakeInstantly(KEY) {
       const domains = [...new Set(body.accounts.map((e) => e.split("@")[1]))];
       return send(200, { status: "success", success_list: domains.map((d) => ({ domain: d, spf: true, dkim: true, dmarc: true, mx: true, allPass: true })), failure_list: [] });
     }
+    if (req.method === "GET" && path === "/api/v2/accounts/ctd/status") {
+      const host = url.searchParams.get("host") ?? "";
+      const domain = host.replace(/^track\./, "");
+      const ready = [...state.accounts.values()].some((a) => a.email.endsWith(`@${domain}`) && !a.setup_pending);
+      return send(200, { host, success: ready, cname: ready, ssl: ready });
+    }
     if (req.method === "POST" && path === "/api/v2/campaigns") {
       const unknown = Object.keys(body).filter((k) => !CREATE_FIELDS.has(k));
       if (unknown.length) return send(400, { message: `body/${unknown[0]} must NOT have additional properties` });

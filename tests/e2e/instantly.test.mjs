@@ -131,7 +131,8 @@ test("accounts are set up, warmed up through a background job, and ready", async
   assert.equal(enable.length, 1);
   assert.deepEqual(enable[0].body.emails.sort(), [...senders].sort());
   assert.ok(instantly.state.requests.some((r) => r.path.startsWith("/api/v2/background-jobs/")), "the warm-up job is followed");
-  assert.deepEqual(setup.domains[0].dns, { spf: "pass", dkim: "pass", dmarc: "pass", mx: "pass" });
+  assert.deepEqual(setup.domains[0].dns, { spf: "pass", dkim: "pass", dmarc: "pass", mx: "pass", tracking: "pass" });
+  assert.ok(sent("GET", "/api/v2/accounts/ctd/status").some((r) => r.query.get("host") === `track.${setup.domains[0].name}`));
   instantly.ageWarmup(20, 96);
   setup = await ok(client, "get_sending_setup");
   assert.equal(setup.status, "ready", JSON.stringify(setup.mailboxes));

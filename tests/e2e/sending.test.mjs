@@ -229,7 +229,7 @@ test("weeks later (an accelerated sandbox clock): set up after 2 business days, 
     assert.equal(m.status, "ready");
     assert.ok(m.health >= 80, JSON.stringify(m));
   }
-  for (const d of setup.domains) assert.deepEqual(d.dns, { spf: "pass", dkim: "pass", dmarc: "pass", mx: "pass" });
+  for (const d of setup.domains) assert.deepEqual(d.dns, { spf: "pass", dkim: "pass", dmarc: "pass", mx: "pass", tracking: "pass" });
   const warm = await ok(brand, "start_warmup");
   assert.equal(warm.status, "done");
 
