@@ -6,6 +6,7 @@
 
 use crate::config::{Config, ProviderMode};
 use crate::form;
+use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform, error_response};
 use crate::mcp::Trace;
 use crate::plans::Money;
@@ -85,22 +86,6 @@ pub async fn stripe_webhook(
 }
 
 // ---- pages -------------------------------------------------------------------------------
-
-/// Escapes text for HTML.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}\
 main{max-width:30rem;margin:3rem auto;background:#fff;border-radius:12px;padding:2rem;box-shadow:0 1px 4px #0002}\

@@ -14,6 +14,7 @@ pub mod deliverability;
 pub mod emails;
 pub mod estimate;
 pub mod form;
+pub mod html;
 pub mod http;
 pub mod ids;
 pub mod kv;

@@ -9,7 +9,7 @@
 use crate::billing_http::page;
 use crate::compliance::{UNSUBSCRIBE_PATH, verify_unsubscribe_token};
 use crate::config::Config;
-use crate::emails::render::escape;
+use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::workspace::{Op, OpReply};

@@ -29,9 +29,10 @@ use serde_json::{Value, json};
 
 use crate::card;
 use crate::config::Config;
+use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
-use crate::oauth::pages::{self, esc};
+use crate::oauth::pages;
 use crate::oauth::session::{self, Session};
 use crate::workspace::approvals::{Approval, ApprovalResult, Decision, Status, when};
 use crate::workspace::{Op, OpReply};
@@ -149,17 +150,17 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
 fn home_fallback(workspace: &Value, approvals: &Value) -> String {
     let mut out = format!(
         "<h2>{}</h2>",
-        esc(str_at(workspace, &["offer", "product"]).unwrap_or("Your VibeSell workspace"))
+        escape(str_at(workspace, &["offer", "product"]).unwrap_or("Your VibeSell workspace"))
     );
     let steps = workspace["journey"].as_array().map(Vec::as_slice).unwrap_or_default();
     let done = steps.iter().filter(|s| s["status"] == "done").count();
     out.push_str(&format!(
         "<p class=\"sub\">Plan: {} · {done} of {} steps done</p>",
-        esc(str_at(workspace, &["plan", "name"]).unwrap_or("—")),
+        escape(str_at(workspace, &["plan", "name"]).unwrap_or("—")),
         steps.len()
     ));
     if let Some(next) = str_at(workspace, &["nextStep", "title"]) {
-        out.push_str(&format!("<p><strong>Next:</strong> {}</p>", esc(next)));
+        out.push_str(&format!("<p><strong>Next:</strong> {}</p>", escape(next)));
     }
     out.push_str("<section><h3>Waiting for you</h3>");
     let open = approvals["approvals"].as_array().map(Vec::as_slice).unwrap_or_default();
@@ -179,8 +180,8 @@ fn home_fallback(workspace: &Value, approvals: &Value) -> String {
             };
             out.push_str(&format!(
                 "<li><a href=\"{APPROVAL_PREFIX}{id}\">{}</a> <span class=\"small muted\">{}</span></li>",
-                esc(summary),
-                esc(&state)
+                escape(summary),
+                escape(&state)
             ));
         }
         out.push_str("</ul>");
@@ -348,12 +349,12 @@ struct DecideForm {
 fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
     let mut out = format!(
         "<div class=\"approval\"><p class=\"small muted\">Approval · {}</p><h2>{}</h2><p class=\"sub\"><strong>{}</strong></p>",
-        esc(&a.action),
-        esc(&a.summary),
+        escape(&a.action),
+        escape(&a.summary),
         status_label(a)
     );
     if let Some(cost) = &a.cost {
-        out.push_str(&format!("<p>Cost: <strong>{}</strong></p>", esc(&cost.display())));
+        out.push_str(&format!("<p>Cost: <strong>{}</strong></p>", escape(&cost.display())));
     }
     if !a.impact.is_empty() {
         let heading = match a.status {
@@ -363,7 +364,7 @@ fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
         };
         out.push_str(&format!("<section><h3>{heading}</h3><ul class=\"plain\">"));
         for line in &a.impact {
-            out.push_str(&format!("<li>{}</li>", esc(line)));
+            out.push_str(&format!("<li>{}</li>", escape(line)));
         }
         out.push_str("</ul></section>");
     }
@@ -373,7 +374,7 @@ fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
         );
     }
     if let Some(result) = &a.result {
-        out.push_str(&format!("<p class=\"notice mute\">{}</p>", esc(result)));
+        out.push_str(&format!("<p class=\"notice mute\">{}</p>", escape(result)));
     }
     if let Some(form) = form {
         out.push_str(&format!(
@@ -382,9 +383,9 @@ fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
              <button class=\"btn primary\" type=\"submit\" name=\"decision\" value=\"approve\">Approve</button>\
              <button class=\"btn secondary\" type=\"submit\" name=\"decision\" value=\"reject\">Reject</button></form>\
              <p class=\"small muted\">Expires {}.</p>",
-            esc(&form.action),
-            esc(&form.csrf),
-            esc(&when(a.expires_at))
+            escape(&form.action),
+            escape(&form.csrf),
+            escape(&when(a.expires_at))
         ));
     }
     out.push_str("</div>");
@@ -414,7 +415,7 @@ impl AppPage<'_> {
     fn render(self) -> HttpResponse {
         let notice = self
             .notice
-            .map(|n| format!("<p class=\"notice warn\" role=\"status\" data-notice>{}</p>", esc(&n)))
+            .map(|n| format!("<p class=\"notice warn\" role=\"status\" data-notice>{}</p>", escape(&n)))
             .unwrap_or_default();
         let html = format!(
             "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
@@ -427,7 +428,7 @@ impl AppPage<'_> {
              <main id=\"root\" data-page=\"{name}\" aria-live=\"polite\">{fallback}</main></div>\
              <script type=\"application/json\" id=\"vibesell-page\">{data}</script>\
              <script>{card_js}</script></body></html>",
-            title = esc(&self.title),
+            title = escape(&self.title),
             back = if self.name == "home" {
                 ""
             } else {
@@ -435,7 +436,7 @@ impl AppPage<'_> {
             },
             account = crate::oauth::ACCOUNT_PATH,
             card_css = card::style(),
-            who = esc(&self.user.display),
+            who = escape(&self.user.display),
             signout = session::signout_form(self.user, self.return_to, "Sign out"),
             name = self.name,
             fallback = self.fallback,

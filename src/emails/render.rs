@@ -3,6 +3,7 @@
 //! address, the GDPR Art. 14 notice for recipients it protects, the unsubscribe link).
 
 use super::template::{self, Var};
+use crate::html::escape;
 use crate::leads::Person;
 use crate::leads::vocab::COUNTRIES;
 use crate::workspace::offer::Offer;
@@ -213,22 +214,6 @@ pub fn render(
         has_gdpr_notice: notice.is_some(),
         unsubscribe_url: unsubscribe_url.to_owned(),
     })
-}
-
-/// Escapes text for HTML (element content and attribute values).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// Escapes a line and turns its http(s) URLs into links.

@@ -6,10 +6,11 @@
 use chrono::DateTime;
 
 use super::grants::{AccountOp, AccountReply, GrantSummary};
-use super::pages::{self, Page, esc};
+use super::pages::{self, Page};
 use super::session::{self, Session};
 use super::{ACCOUNT_PATH, ACCOUNT_REVOKE_PATH, AccountAddr, redirect};
 use crate::config::Config;
+use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 
@@ -29,12 +30,12 @@ fn app_row(session: &Session, g: &GrantSummary) -> String {
          Connected {created} · last renewed {used}</div></div>\
          <form method=\"post\" action=\"{ACCOUNT_REVOKE_PATH}\"><input type=\"hidden\" name=\"grant_id\" value=\"{gid}\">\
          <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\"><button type=\"submit\">Disconnect</button></form></li>",
-        gid = esc(&g.grant_id),
-        name = esc(&g.client_name),
-        host = esc(&redirect::display_host(&g.redirect_uri)),
+        gid = escape(&g.grant_id),
+        name = escape(&g.client_name),
+        host = escape(&redirect::display_host(&g.redirect_uri)),
         created = date(g.created_at),
         used = date(g.last_used_at),
-        csrf = esc(&session.csrf(&revoke_purpose(&g.grant_id))),
+        csrf = escape(&session.csrf(&revoke_purpose(&g.grant_id))),
     )
 }
 
@@ -61,7 +62,7 @@ pub async fn show(req: &HttpRequest, platform: &dyn Platform) -> HttpResponse {
     let body = format!(
         "<h1>Your VibeSell account</h1><p class=\"muted\">Signed in as <strong>{who}</strong>. {signout}</p>\
          <h2>Connected apps</h2>{apps}",
-        who = esc(&session.display),
+        who = escape(&session.display),
         signout = session::signout_form(&session, ACCOUNT_PATH, "Sign out"),
     );
     Page {
@@ -86,19 +87,13 @@ pub async fn revoke(
         Ok(form) => form,
         Err(page) => return page,
     };
-    let session = match session::signed_in(req, platform).await {
-        Ok(Some(session)) => session,
-        Ok(None) => {
-            trace.outcome = "refused";
-            return pages::error(
-                403,
-                "signed_out",
-                "You are signed out",
-                "Sign in again, then disconnect the app.",
-            );
-        }
-        Err(e) => return session::unavailable_page(&e),
-    };
+    let session =
+        match session::signed_in_or_refused(req, platform, trace, "Sign in again, then disconnect the app.")
+            .await
+        {
+            Ok(session) => session,
+            Err(page) => return page,
+        };
     let grant_id = form.get("grant_id").ok().flatten().unwrap_or("");
     let csrf_ok =
         form.get("csrf").ok().flatten().is_some_and(|c| session.check_csrf(&revoke_purpose(grant_id), c));

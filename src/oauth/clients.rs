@@ -18,7 +18,7 @@ use super::state::{EntryKind, StateOp, StateReply};
 use super::{AuthObjects, cimd, redirect};
 use crate::auth::ScopeSet;
 use crate::config::Config;
-use crate::http::HttpRequest;
+use crate::http::{HttpRequest, Platform};
 use crate::ids;
 use crate::kv::Kv;
 use crate::outbound::Outbound;
@@ -481,6 +481,24 @@ pub fn presented(req: &HttpRequest, form: &Form) -> Result<Presented, OAuthError
             Ok(Presented { client_id, secret: form_secret.map(str::to_owned), method })
         }
     }
+}
+
+/// The client that authenticated this token or revocation request (RFC 6749 §2.3, RFC 7009
+/// §2.1): its credentials as presented, its registration found, and the two checked.
+pub async fn authenticated(
+    req: &HttpRequest,
+    form: &Form,
+    config: &Config,
+    platform: &dyn Platform,
+) -> Result<Client, OAuthError> {
+    let presented = presented(req, form)?;
+    let now_ms = platform.now_ms();
+    let client =
+        find(config, platform.kv(), platform.objects(), platform.outbound(), &presented.client_id, now_ms)
+            .await?
+            .ok_or_else(|| OAuthError::client("Unknown client: register again.").logged("unknown client"))?;
+    authenticate(&client, &presented)?;
+    Ok(client)
 }
 
 /// Checks presented credentials against the client's registration: the registered method, and

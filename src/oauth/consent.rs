@@ -15,13 +15,14 @@ use super::clients::Source;
 use super::error::{ErrorCode, OAuthError};
 use super::form::Form;
 use super::grants::{AccountOp, AccountReply, NewGrant};
-use super::pages::{self, Page, esc};
+use super::pages::{self, Page};
 use super::session::{self, Browser, Session, SigninContext};
 use super::state::{EntryKind, StateOp, StateReply};
 use super::tokens::{self, Kind};
 use super::{AccountAddr, CONSENT_PATH, redirect};
 use crate::auth::ScopeSet;
 use crate::config::Config;
+use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 
@@ -92,8 +93,8 @@ pub async fn show(
 }
 
 fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
-    let name = esc(&p.client_name);
-    let host = esc(&redirect::display_host(&p.redirect_uri));
+    let name = escape(&p.client_name);
+    let host = escape(&redirect::display_host(&p.redirect_uri));
     let mut facts = format!(
         "<dl><dt>App</dt><dd><strong>{name}</strong> <span class=\"muted\">(the name the app gave itself)</span></dd>\
          <dt>Answer goes to</dt><dd><code>{host}</code></dd>"
@@ -101,7 +102,7 @@ fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
     if p.source == Source::Cimd {
         facts.push_str(&format!(
             "<dt>Published by</dt><dd><code>{}</code></dd>",
-            esc(&redirect::display_host(&p.client_id))
+            escape(&redirect::display_host(&p.client_id))
         ));
     }
     facts.push_str("</dl>");
@@ -136,9 +137,9 @@ fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
          {access}<div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button>\
          <button class=\"primary\" type=\"submit\" name=\"decision\" value=\"approve\">Allow</button></div></form>\
          <p class=\"muted\">You can disconnect it at any time from your account.</p>",
-        who = esc(&session.display),
+        who = escape(&session.display),
         signout = session::signout_form(session, &return_to, "Not you?"),
-        csrf = esc(&session.csrf(&csrf_purpose(handle, session))),
+        csrf = escape(&session.csrf(&csrf_purpose(handle, session))),
     );
     let form_targets = redirect::origin(&p.redirect_uri).into_iter().collect();
     Page {
@@ -169,18 +170,16 @@ pub async fn decide(
     let Some(handle) = valid_handle(form.get("request").ok().flatten()) else {
         return unknown_request(trace);
     };
-    let session = match session::signed_in(req, platform).await {
-        Ok(Some(session)) => session,
-        Ok(None) => {
-            trace.outcome = "refused";
-            return pages::error(
-                403,
-                "signed_out",
-                "You are signed out",
-                "Nothing was decided. Go back to your app and start connecting again.",
-            );
-        }
-        Err(e) => return session::unavailable_page(&e),
+    let session = match session::signed_in_or_refused(
+        req,
+        platform,
+        trace,
+        "Nothing was decided. Go back to your app and start connecting again.",
+    )
+    .await
+    {
+        Ok(session) => session,
+        Err(page) => return page,
     };
     let browser = Browser::existing(req);
     let csrf_ok = browser.is_some()

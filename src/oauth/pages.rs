@@ -8,9 +8,9 @@
 //! redirect URI after consent), `Cache-Control: no-store`, and `Referrer-Policy: same-origin` so
 //! that no URL of the flow leaks to another site (not `no-referrer`: browsers then send
 //! `Origin: null` on the pages' own form posts, and the posts' Origin check could not tell them
-//! from a sandboxed frame's). All untrusted text (client names, URIs,
-//! emails) goes through [`esc`]. Each page's `<main>` names the page and, for errors, a stable
-//! error code in `data-error`, which the tests check.
+//! from a sandboxed frame's). All untrusted text (client names, URIs, emails) goes through
+//! [`crate::html::escape`]. Each page's `<main>` names the page and, for errors, a stable error
+//! code in `data-error`, which the tests check.
 
 use std::sync::OnceLock;
 
@@ -18,6 +18,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 
+use crate::html::escape;
 use crate::http::HttpResponse;
 
 const CSS: &str = "\
@@ -70,22 +71,6 @@ pub fn content_security_policy(styles: &[&str], scripts: &[&str], form_targets: 
     )
 }
 
-/// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
 /// A page to render.
 #[derive(Debug, Clone, Default)]
 pub struct Page {
@@ -114,7 +99,7 @@ impl Page {
              <meta name=\"referrer\" content=\"same-origin\"><title>{title} · VibeSell</title>\
              <style>{CSS}</style></head><body><main data-page=\"{name}\"{error_attr}{class}>\
              <div class=\"brand\">VibeSell</div>{body}</main></body></html>",
-            title = esc(&self.title),
+            title = escape(&self.title),
             name = self.name,
             body = self.body,
         );
@@ -147,7 +132,7 @@ pub fn error(status: u16, code: &'static str, title: &str, message: &str) -> Htt
         title: title.to_owned(),
         name: "error",
         error: Some(code),
-        body: format!("<h1>{}</h1><p>{}</p>", esc(title), esc(message)),
+        body: format!("<h1>{}</h1><p>{}</p>", escape(title), escape(message)),
         form_targets: Vec::new(),
     }
     .render()
@@ -172,9 +157,9 @@ pub fn error_with_return(
             "<h1>This app's request cannot be completed</h1><p>{}</p>\
              <p class=\"muted\">Going back tells the app what went wrong.</p>\
              <div class=\"actions\"><a class=\"button\" href=\"{}\">Back to {}</a></div>",
-            esc(message),
-            esc(href),
-            esc(host)
+            escape(message),
+            escape(href),
+            escape(host)
         ),
         form_targets: Vec::new(),
     }
@@ -187,7 +172,7 @@ mod tests {
 
     #[test]
     fn escapes_and_sets_the_headers() {
-        assert_eq!(esc(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
         let r = Page {
             status: 200,
             title: "<t>".into(),

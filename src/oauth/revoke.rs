@@ -40,19 +40,8 @@ pub async fn handle(
 
 async fn revoke(req: &HttpRequest, config: &Config, platform: &dyn Platform) -> Result<bool, OAuthError> {
     let (form, _) = token::read_form(req)?;
-    let presented = clients::presented(req, &form)?;
+    let client = clients::authenticated(req, &form, config, platform).await?;
     let now_ms = platform.now_ms();
-    let client = clients::find(
-        config,
-        platform.kv(),
-        platform.objects(),
-        platform.outbound(),
-        &presented.client_id,
-        now_ms,
-    )
-    .await?
-    .ok_or_else(|| OAuthError::client("Unknown client.").logged("unknown client"))?;
-    clients::authenticate(&client, &presented)?;
     let token = form.require("token")?;
     form.get("token_type_hint")?;
     let (at, op) = if let Some(refresh) = tokens::parse(Kind::Refresh, token) {

@@ -33,13 +33,14 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use super::error::OAuthError;
 use super::form::{self, Form};
 use super::grants::{AccountOp, AccountReply};
-use super::pages::{self, Page, esc};
+use super::pages::{self, Page};
 use super::tokens::{self, Kind};
 use super::{
     AccountAddr, MAX_OAUTH_BODY_BYTES, ObjectError, SESSION_TTL_MS, SIGNIN_DEV_PATH, SIGNIN_OIDC_PATH,
     SIGNIN_PATH, SIGNOUT_PATH, ratelimit,
 };
 use crate::config::Config;
+use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::ids;
 use crate::mcp::Trace;
@@ -259,13 +260,13 @@ pub fn signin_page(
     notice: Option<&str>,
 ) -> HttpResponse {
     let title = match cx.client_name {
-        Some(name) => format!("Sign in to connect {} to VibeSell", esc(name)),
+        Some(name) => format!("Sign in to connect {} to VibeSell", escape(name)),
         None => "Sign in to VibeSell".to_owned(),
     };
     let csrf = browser.csrf(&format!("signin|{return_to}"));
     let mut body = format!("<h1>{title}</h1>");
     if let Some(notice) = notice {
-        body.push_str(&format!(r#"<p class="warn">{}</p>"#, esc(notice)));
+        body.push_str(&format!(r#"<p class="warn">{}</p>"#, escape(notice)));
     }
     let query: String = url::form_urlencoded::Serializer::new(String::new())
         .append_pair("return_to", return_to)
@@ -276,8 +277,8 @@ pub fn signin_page(
         // would otherwise have to name before the provider's metadata is even fetched.
         body.push_str(&format!(
             r#"<div class="actions"><a class="button primary" href="{SIGNIN_OIDC_PATH}?{}">Continue with {}</a></div>"#,
-            esc(&query),
-            esc(&oidc.name)
+            escape(&query),
+            escape(&oidc.name)
         ));
     }
     if config.is_local() {
@@ -290,8 +291,8 @@ pub fn signin_page(
 <label for="email">Email</label><input type="email" id="email" name="email" required autocomplete="email" maxlength="254">
 <input type="hidden" name="return_to" value="{}"><input type="hidden" name="csrf" value="{}">
 <div class="actions"><button class="primary" type="submit">Sign in</button></div></form>"#,
-            esc(return_to),
-            esc(&csrf)
+            escape(return_to),
+            escape(&csrf)
         ));
     }
     if config.oidc.is_none() && !config.is_local() {
@@ -318,6 +319,25 @@ pub async fn signin(req: &HttpRequest, config: &Config, platform: &dyn Platform)
             signin_page(config, &Browser::of(req), &return_to, &SigninContext { client_name: None }, None)
         }
         Err(e) => unavailable_page(&e),
+    }
+}
+
+/// The signed-in user behind a page's form POST, or the page that refuses it: 403 when the
+/// session ended between showing the form and posting it (`next` says what to do), 503 when
+/// storage failed. Nothing is changed either way.
+pub(crate) async fn signed_in_or_refused(
+    req: &HttpRequest,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+    next: &str,
+) -> Result<Session, HttpResponse> {
+    match signed_in(req, platform).await {
+        Ok(Some(session)) => Ok(session),
+        Ok(None) => {
+            trace.outcome = "refused";
+            Err(pages::error(403, "signed_out", "You are signed out", next))
+        }
+        Err(e) => Err(unavailable_page(&e)),
     }
 }
 
@@ -469,9 +489,9 @@ pub async fn signout(
 pub fn signout_form(session: &Session, return_to: &str, label: &str) -> String {
     format!(
         r#"<form class="inline" method="post" action="{SIGNOUT_PATH}"><input type="hidden" name="csrf" value="{}"><input type="hidden" name="return_to" value="{}"><button class="link" type="submit">{}</button></form>"#,
-        esc(&session.csrf("signout")),
-        esc(return_to),
-        esc(label)
+        escape(&session.csrf("signout")),
+        escape(return_to),
+        escape(label)
     )
 }
 

@@ -66,19 +66,8 @@ async fn token(
     trace: &mut Trace,
 ) -> Result<Value, OAuthError> {
     let (form, raw) = read_form(req)?;
-    let presented = clients::presented(req, &form)?;
+    let client = clients::authenticated(req, &form, config, platform).await?;
     let now_ms = platform.now_ms();
-    let client = clients::find(
-        config,
-        platform.kv(),
-        platform.objects(),
-        platform.outbound(),
-        &presented.client_id,
-        now_ms,
-    )
-    .await?
-    .ok_or_else(|| OAuthError::client("Unknown client: register again.").logged("unknown client"))?;
-    clients::authenticate(&client, &presented)?;
     let grant_type = form.require("grant_type")?;
     let (route, op) = match grant_type {
         "authorization_code" => {

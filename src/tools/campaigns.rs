@@ -638,15 +638,8 @@ impl Action for LaunchCampaign {
                     .into(),
             ));
         }
-        if let Err(Refusal::Guidance(why)) =
-            limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)
-        {
-            return Err(ExecError::Failed(why));
-        }
-        let pid = c
-            .platform_id
-            .clone()
-            .ok_or_else(|| ExecError::Failed("The campaign was never staged; stage it again.".into()))?;
+        active_slot_free(cx)?;
+        let pid = staged_id(&c)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
         platform.activate(&pid).await.map_err(exec_error)?;
         let at = platform.now_ms();
@@ -660,6 +653,27 @@ impl Action for LaunchCampaign {
                 setup::schedule_sync(cx.now_ms + 1_000),
             ],
         })
+    }
+}
+
+/// The emails a campaign may still send: each lead's steps, less what was sent.
+fn emails_left(c: &Campaign) -> i64 {
+    (c.leads * c.plan.spec.steps.len() as i64 - i64::from(c.stats.sent)).max(0)
+}
+
+/// The sending platform's id of a staged campaign.
+fn staged_id(c: &Campaign) -> Result<String, ExecError> {
+    c.platform_id
+        .clone()
+        .ok_or_else(|| ExecError::Failed("The campaign was never staged; stage it again.".into()))
+}
+
+/// Re-checks, when an approved launch or resume runs, that the plan still has an active
+/// campaign free: another campaign may have started since the approval was asked.
+fn active_slot_free(cx: &ExecCx<'_>) -> Result<(), ExecError> {
+    match limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1) {
+        Err(Refusal::Guidance(why)) => Err(ExecError::Failed(why)),
+        _ => Ok(()),
     }
 }
 
@@ -689,8 +703,7 @@ impl Action for StopCampaign {
                 state_word(c.state)
             )));
         }
-        let planned = c.leads * c.plan.spec.steps.len() as i64;
-        let left = (planned - i64::from(c.stats.sent)).max(0);
+        let left = emails_left(&c);
         Ok(Proposal {
             summary: format!("Stop {}", c.name),
             impact: vec![
@@ -715,10 +728,7 @@ impl Action for StopCampaign {
                 writes: vec![],
             });
         }
-        let pid = c
-            .platform_id
-            .clone()
-            .ok_or_else(|| ExecError::Failed("The campaign was never staged.".into()))?;
+        let pid = staged_id(&c)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
         platform.pause(&pid).await.map_err(exec_error)?;
         let at = platform.now_ms();
@@ -755,8 +765,7 @@ impl Action for ResumeCampaign {
             )));
         }
         let allowance = limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)?;
-        let planned = c.leads * c.plan.spec.steps.len() as i64;
-        let left = (planned - i64::from(c.stats.sent)).max(0);
+        let left = emails_left(&c);
         let spec = &c.plan.spec;
         let mut impact = vec![
             format!(
@@ -797,15 +806,8 @@ impl Action for ResumeCampaign {
                 state_word(c.state)
             )));
         }
-        if let Err(Refusal::Guidance(why)) =
-            limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)
-        {
-            return Err(ExecError::Failed(why));
-        }
-        let pid = c
-            .platform_id
-            .clone()
-            .ok_or_else(|| ExecError::Failed("The campaign was never staged.".into()))?;
+        active_slot_free(cx)?;
+        let pid = staged_id(&c)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
         platform.activate(&pid).await.map_err(exec_error)?;
         let at = platform.now_ms();

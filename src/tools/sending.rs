@@ -901,45 +901,16 @@ impl Tool for ProposeDomains {
             None => None,
         };
         if let Some(set) = picked {
-            let domains: Vec<PickedDomain> = set
-                .iter()
-                .map(|(d, p)| PickedDomain {
-                    name: d.clone(),
-                    price: *p,
-                    max_mailboxes: cap.mailboxes_per_domain,
-                })
-                .collect();
-            let settled = Settled::Domains { source: OrderKind::OwnNames, domains: domains.clone() };
-            store::settle(
-                cx.db,
-                ChoiceStep::Domains,
-                &settled,
-                &card,
-                &store::domains_basis(&cap, OrderKind::OwnNames),
-                cx.now_ms,
-            )?;
-            let view = settled_view(
-                "domains",
-                OrderKind::OwnNames,
+            let today = platform.now_ms();
+            return settle_domains(
+                cx,
                 &cap,
-                platform.now_ms(),
-                cx.config.deliverability.warmup_days_min,
-                domains
-                    .iter()
-                    .map(|d| DomainPrice {
-                        name: d.name.clone(),
-                        price: Price::new(d.price, "usd", Interval::Year),
-                    })
-                    .collect(),
+                &card,
+                OrderKind::OwnNames,
+                &set,
+                cap.mailboxes_per_domain,
+                today,
             );
-            let list: Vec<String> =
-                view.domains.iter().map(|d| format!("{} ({})", d.name, d.price.display())).collect();
-            let text = format!(
-                "**Settled — domains:** {}.\nNothing was reserved or bought. Next: call propose_email to name the \
-                 mailboxes from the sender's name.",
-                list.join(", ")
-            );
-            return Ok(Reply::new(text, SourceOutput::SendingChoice(view)));
         }
         if note.is_some() {
             // The reason says what went wrong, so the question (and its card) changes.
@@ -953,6 +924,41 @@ impl Tool for ProposeDomains {
         let c = q.to_choice(Self::NAME, json!({}), input.answers);
         Ok(Reply::new(choice::text(&c, note.as_deref()), SourceOutput::Choice(c)))
     }
+}
+
+/// Settles the domains step with the picked set (name, price in cents) of `kind` — look-alikes
+/// priced per year, or warmed domains priced per month — and answers with the settled view.
+/// Nothing is reserved, bought or billed here: the order is its own approval.
+fn settle_domains(
+    cx: &ToolCx<'_>,
+    cap: &Capacity,
+    card: &str,
+    kind: OrderKind,
+    set: &[(String, i64)],
+    max_mailboxes: u32,
+    today: i64,
+) -> Result<Reply<SourceOutput>, Refusal> {
+    let domains: Vec<PickedDomain> =
+        set.iter().map(|(d, p)| PickedDomain { name: d.clone(), price: *p, max_mailboxes }).collect();
+    let settled = Settled::Domains { source: kind, domains: domains.clone() };
+    store::settle(cx.db, ChoiceStep::Domains, &settled, card, &store::domains_basis(cap, kind), cx.now_ms)?;
+    let (interval, what, nothing) = match kind {
+        OrderKind::OwnNames => (Interval::Year, "domains", "reserved or bought"),
+        OrderKind::AlreadyWarmed => (Interval::Month, "warmed domains", "reserved or billed"),
+    };
+    let priced = domains
+        .iter()
+        .map(|d| DomainPrice { name: d.name.clone(), price: Price::new(d.price, "usd", interval) })
+        .collect();
+    let view = settled_view("domains", kind, cap, today, cx.config.deliverability.warmup_days_min, priced);
+    let list: Vec<String> =
+        view.domains.iter().map(|d| format!("{} ({})", d.name, d.price.display())).collect();
+    let text = format!(
+        "**Settled — {what}:** {}.\nNothing was {nothing}. Next: call propose_email to name the mailboxes from \
+         the sender's name.",
+        list.join(", ")
+    );
+    Ok(Reply::new(text, SourceOutput::SendingChoice(view)))
 }
 
 // ---- list_warmed_domains / propose_warmed_domains ----------------------------------------------
@@ -1123,41 +1129,8 @@ impl Tool for ProposeWarmedDomains {
             None => None,
         };
         if let Some(set) = picked {
-            let domains: Vec<PickedDomain> = set
-                .iter()
-                .map(|(d, p)| PickedDomain { name: d.clone(), price: *p, max_mailboxes: per_domain })
-                .collect();
-            let settled = Settled::Domains { source: OrderKind::AlreadyWarmed, domains: domains.clone() };
-            store::settle(
-                cx.db,
-                ChoiceStep::Domains,
-                &settled,
-                &card,
-                &store::domains_basis(&cap, OrderKind::AlreadyWarmed),
-                cx.now_ms,
-            )?;
-            let view = settled_view(
-                "domains",
-                OrderKind::AlreadyWarmed,
-                &cap,
-                platform.now_ms(),
-                cx.config.deliverability.warmup_days_min,
-                domains
-                    .iter()
-                    .map(|d| DomainPrice {
-                        name: d.name.clone(),
-                        price: Price::new(d.price, "usd", Interval::Month),
-                    })
-                    .collect(),
-            );
-            let list: Vec<String> =
-                view.domains.iter().map(|d| format!("{} ({})", d.name, d.price.display())).collect();
-            let text = format!(
-                "**Settled — warmed domains:** {}.\nNothing was reserved or billed. Next: call propose_email to name the \
-                 mailboxes from the sender's name.",
-                list.join(", ")
-            );
-            return Ok(Reply::new(text, SourceOutput::SendingChoice(view)));
+            let today = platform.now_ms();
+            return settle_domains(cx, &cap, &card, OrderKind::AlreadyWarmed, &set, per_domain, today);
         }
         if let Some(n) = &note {
             q.reason = format!("{} {n}", q.reason);

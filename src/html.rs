@@ -1,0 +1,34 @@
+//! HTML text escaping, shared by every page and email this Worker writes (OAuth pages, the
+//! account and web app pages, billing returns, the unsubscribe page, email HTML bodies). Any
+//! text that is not our own literal markup goes through [`escape`]: client names, lead data and
+//! provider text are untrusted.
+
+/// Escapes text for HTML element content and quoted attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escapes_markup_and_both_quotes() {
+        assert_eq!(
+            escape(r#"<a href="x" title='y'>Tom & Jerry</a>"#),
+            "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;Tom &amp; Jerry&lt;/a&gt;"
+        );
+        assert_eq!(escape("Zoë — plain"), "Zoë — plain");
+    }
+}
