@@ -170,25 +170,19 @@
     return num(v, { style: "percent", maximumFractionDigits: digits === undefined ? 1 : digits });
   }
   // Money is { amount, currency } in the currency's minor unit (src/plans.rs `Money`: 6300 usd
-  // is $63.00); a bare number is in major units.
+  // is $63.00), with an `interval` when it recurs.
   function money(v) {
-    if (v === null || v === undefined) return null;
-    var amount = v, cur = "USD";
+    if (!isObj(v) || !isNum(v.amount) || !isStr(v.currency)) return null;
+    var amount, cur = v.currency.toUpperCase();
     try {
-      if (isObj(v)) {
-        if (!isNum(v.amount) || !isStr(v.currency)) return null;
-        cur = v.currency.toUpperCase();
-        var digits = new Intl.NumberFormat("en", { style: "currency", currency: cur }).resolvedOptions().maximumFractionDigits;
-        amount = v.amount / Math.pow(10, digits);
-      }
-      if (!isNum(amount)) return isStr(amount) ? amount : null;
+      amount = v.amount / Math.pow(10, new Intl.NumberFormat("en", { style: "currency", currency: cur }).resolvedOptions().maximumFractionDigits);
       return new Intl.NumberFormat(host.locale, {
         style: "currency", currency: cur, minimumFractionDigits: amount % 1 === 0 ? 0 : 2, maximumFractionDigits: 2
       }).format(amount);
     } catch (e) { return num(amount) + " " + cur; }
   }
   function per(interval) {
-    return { month: "/mo", monthly: "/mo", year: "/yr", yearly: "/yr", annual: "/yr", day: "/day" }[interval] || (interval ? "/" + interval : "");
+    return { month: "/mo", year: "/yr" }[interval] || "";
   }
   // Dates arrive as ms since the epoch, or ISO strings ("2026-12-21" is a calendar day).
   function toDate(v) {
@@ -214,6 +208,7 @@
     var d = toDate(v);
     if (!d) return "";
     var s = Math.round((Date.now() - d.getTime()) / 1000);
+    if (s < 0) return fmtTime(v);
     if (s < 60) return "just now";
     if (s < 3600) return Math.round(s / 60) + " min ago";
     if (s < 86400) return Math.round(s / 3600) + " h ago";
@@ -247,12 +242,10 @@
     warmup: "Warm-up", workspace: "Workspace"
   };
   var TONES = {
-    pending: "warn", done: "ok", not_done: "bad", rejected: "mute", expired: "mute",
-    pass: "ok", ok: "ok", warn: "warn", warning: "warn", fail: "bad", error: "bad",
+    pending: "warn", done: "ok", not_done: "bad", rejected: "mute", past_due: "bad",
     active: "ok", ready: "ok", running: "info", warming: "info", draft: "mute", paused: "warn",
-    completed: "ok", stopped: "mute", ordered: "info", pending_dns: "warn", available: "ok",
-    taken: "mute", interested: "ok", not_now: "warn", not_interested: "mute", out_of_office: "mute",
-    unsubscribe: "bad", bounce: "bad", received: "info", open: "info"
+    completed: "ok", stopped: "mute", setting_up: "info", set_up: "info", attention: "bad", scheduled: "info", interested: "ok", not_now: "warn", not_interested: "mute", out_of_office: "mute",
+    unsubscribe: "bad", bounce: "bad"
   };
   function mark() {
     return svg("svg", { class: "mark", viewBox: "0 0 16 16", "aria-hidden": "true" },
@@ -290,7 +283,7 @@
   }
   function chips(items, cls) {
     var xs = list(items).filter(function (x) { return x !== null && x !== undefined && x !== ""; });
-    return xs.length ? el("ul", { class: "chips" + (cls ? " " + cls : "") }, xs.map(function (x) { return el("li", null, isObj(x) ? (x.label || x.name || JSON.stringify(x)) : x); })) : null;
+    return xs.length ? el("ul", { class: "chips" + (cls ? " " + cls : "") }, xs.map(function (x) { return el("li", null, x); })) : null;
   }
   function bullets(items, cls) {
     var xs = list(items).filter(Boolean);
@@ -315,11 +308,13 @@
         }));
       }))));
   }
-  // `{{variable}}` placeholders shown as tokens, so a template reads as one.
+  // `{{variable}}` and `{{variable|fallback}}` placeholders shown as tokens, so a template reads as one.
   function templated(text, cls) {
     var out = el("div", { class: cls || "body" });
-    String(text).split(/(\{\{\s*[\w.]+\s*\}\})/).forEach(function (part, i) {
-      append(out, i % 2 ? el("span", { class: "var" }, part.replace(/[{}\s]/g, "")) : part);
+    String(text).split(/\{\{\s*([\w.]+)(?:\|([^}]*))?\s*\}\}/).forEach(function (part, i) {
+      if (i % 3 === 0) append(out, part);
+      else if (i % 3 === 1) append(out, el("span", { class: "var" }, part));
+      else if (part) out.lastChild.title = "If unknown: " + part;
     });
     return out;
   }
@@ -342,16 +337,16 @@
   // Drawn at the card's own width, so their text keeps its size on a narrow screen.
   function chartWidth() { return Math.max(300, Math.min(640, (root.clientWidth || 600) - 36)); }
   function hbars(items, fmt) {
-    var xs = list(items).filter(function (x) { return isObj(x) && isNum(x.count !== undefined ? x.count : x.value); });
+    var xs = list(items).filter(function (x) { return isObj(x) && isNum(x.count); });
     if (!xs.length) return null;
-    var val = function (x) { return x.count !== undefined ? x.count : x.value; };
+    var val = function (x) { return x.count; };
     var max = Math.max.apply(null, xs.map(val)) || 1;
     var rowH = 22, w = chartWidth(), lw = w < 420 ? 110 : 150, vw = 70, h = xs.length * rowH;
-    return svg("svg", { class: "chart", viewBox: "0 0 " + w + " " + h, role: "img", "aria-label": xs.map(function (x) { return (x.label || x.value) + " " + val(x); }).join(", ") },
+    return svg("svg", { class: "chart", viewBox: "0 0 " + w + " " + h, role: "img", "aria-label": xs.map(function (x) { return x.label + " " + x.count; }).join(", ") },
       xs.map(function (x, i) {
         var y = i * rowH, bw = Math.max(2, (w - lw - vw) * val(x) / max);
         return svg("g", null,
-          svg("text", { x: lw - 8, y: y + 15, "text-anchor": "end", class: "lbl" }, String(x.label || x.name || "")),
+          svg("text", { x: lw - 8, y: y + 15, "text-anchor": "end", class: "lbl" }, String(x.label)),
           svg("rect", { x: lw, y: y + 4, width: bw.toFixed(1), height: rowH - 8, rx: 3, class: i === 0 ? "bar" : "bar soft" }),
           svg("text", { x: lw + bw + 6, y: y + 15, class: "val" }, fmt ? fmt(val(x)) : num(val(x))));
       }));
@@ -532,15 +527,10 @@
 
   // ---- approvals (PRODUCT §6) -----------------------------------------------------------------
   var APPROVAL_STATUS = { pending: "Waiting for you", done: "Done", not_done: "Not done", rejected: "Rejected" };
+  // `impact`: lines written by VibeSell from real figures (src/workspace/approvals.rs).
   function impactList(impact) {
-    if (isStr(impact)) return el("ul", { class: "impact" }, el("li", null, impact));
-    var xs = list(impact);
-    if (!xs.length && isObj(impact)) xs = Object.keys(impact).map(function (k) { return { label: human(k), value: impact[k] }; });
-    if (!xs.length) return null;
-    return el("ul", { class: "impact" }, xs.map(function (x) {
-      if (isObj(x)) return el("li", null, el("span", { class: "il" }, x.label || ""), el("strong", null, x.value !== undefined ? scalar(x.value) : ""), x.detail ? el("span", { class: "muted" }, " " + x.detail) : null);
-      return el("li", null, String(x));
-    }));
+    var xs = list(impact).filter(isStr);
+    return xs.length ? el("ul", { class: "impact" }, xs.map(function (x) { return el("li", null, x); })) : null;
   }
   function expiry(a, into, onExpire) {
     var at = toDate(a.expiresAt);
@@ -689,12 +679,28 @@
     ];
   }
 
-  // ---- the views --------------------------------------------------------------------------------
+  // ---- the views ----------------------------------------------------------------------------------
+  // Each view reads the fields of its tool's output type (src/tools/*.rs, `kind` = the key below);
+  // tests/e2e/card.test.mjs checks that the values of real results appear on the page.
+  function nextBox(n) {
+    return isObj(n) && isStr(n.title) ? el("div", { class: "next" }, el("div", { class: "nl" }, "Next"), el("strong", null, n.title),
+      isStr(n.why) ? el("p", { class: "muted" }, n.why) : null, isStr(n.tool) && !page ? el("span", { class: "mono small" }, n.tool) : null) : null;
+  }
+  // Text someone else wrote (a prospect, their mail server, the lead provider), framed as theirs.
+  function tag(text) { return el("span", { class: "tag" }, text); }
+  function facets(f, keys) {
+    var ks = keys.filter(function (k) { return list(f[k]).length; });
+    return ks.length ? el("div", { class: "facets" }, ks.map(function (k) { return el("div", { class: "facet" }, el("div", { class: "fl" }, human(k)), chips(f[k])); })) : null;
+  }
+  var FILTERS = ["titles", "seniorities", "departments", "industries", "countries", "companySizes", "keywords"];
+  function priced(p) { return money(p) ? money(p) + per(p.interval) : null; }
+  function day(v) { return isStr(v) ? fmtDate(v) : null; }
   var VIEWS = {
     workspace: function (d) {
       var journey = need(d, "journey", Array.isArray);
       var done = journey.filter(function (s) { return s.status === "done"; }).length;
-      var o = isObj(d.offer) ? d.offer : null;
+      var o = isObj(d.offer) ? d.offer : null, t = d.target, q = d.sequence, L = isObj(d.leads) ? d.leads : {};
+      var s = isObj(d.sending) ? d.sending : {}, sz = s.sizing, c = s.campaign, pda = d.personalDataAccess;
       return [
         header(LABELS.workspace, o ? o.product : "Your VibeSell workspace", d.canAct === false ? badge("Read only", "mute") : badge(done + " of " + journey.length + " steps", "info"),
           o ? o.valueProposition || o.description : "Start by telling VibeSell what you sell."),
@@ -704,10 +710,18 @@
         el("ol", { class: "journey" }, journey.map(function (s) {
           return el("li", { class: s.status, title: human(s.status) }, el("span", { class: "node", "aria-hidden": "true" }, s.status === "done" ? "✓" : ""), s.title);
         })),
-        isObj(d.nextStep) ? el("div", { class: "next" }, el("div", { class: "nl" }, "Next"), el("strong", null, d.nextStep.title),
-          el("p", { class: "muted" }, d.nextStep.why), d.nextStep.tool && !page ? el("span", { class: "mono small" }, d.nextStep.tool) : null) :
-          notice("ok", "Every step is done.", "Your campaign is running; ask for replies any time."),
-        isObj(d.plan) && isStr(d.plan.name) ? el("p", { class: "small muted" }, "Plan: " + d.plan.name + (d.plan.status && d.plan.status !== "none" ? " (" + human(d.plan.status).toLowerCase() + ")" : "")) : null,
+        nextBox(d.nextStep) || notice("ok", "Every step is done.", "Your campaign is running; ask for replies any time."),
+        section("So far", kv([
+          ["Target", isObj(t) ? (t.confirmed ? "Confirmed" : "Not confirmed yet") + " · version " + t.version + (isNum(t.poolCount) ? " · " + plural(t.poolCount, "person", "people") + " match" : "") : null],
+          ["Leads", isNum(L.total) ? num(L.total) + " imported" + (L.suppressed ? " · " + num(L.suppressed) + " suppressed" : "") : null],
+          ["Emails", isObj(q) ? plural(q.steps, "step") + " · version " + q.version + " · " + (q.approved ? "approved" : "not approved yet") + (q.firstEmailChecked ? " · first email checked" : "") : null],
+          ["Sending", isObj(sz) ? plural(sz.mailboxes, "mailbox", "mailboxes") + " on " + plural(sz.domains, "domain") + (s.ordered ? " · " + num(s.mailboxesReady) + " of " + num(s.mailboxes) + " ready" : sz.confirmed ? "" : " (proposed)") +
+            (list(s.domains).length ? " · " + s.domains.join(", ") : "") : null],
+          ["Campaign", isObj(c) ? c.name + " · " + human(c.status).toLowerCase() + " · " + num(c.sent) + " sent · " + num(c.replied) + " replied" : null],
+          ["Replies", s.replies ? num(s.replies) + (s.repliesUnread ? " · " + num(s.repliesUnread) + " not yet read" : "") : null],
+          ["Plan", isObj(d.plan) ? d.plan.name + (d.plan.status && d.plan.status !== "none" ? " (" + human(d.plan.status).toLowerCase() + ")" : "") : null],
+          ["Personal data", isObj(pda) && pda.accesses ? plural(pda.accesses, "look-up") + ", " + plural(pda.peopleShown, "person", "people") + " shown" : null]
+        ])),
         section("Remembered", list(d.memories).length ? el("ul", { class: "notes" }, list(d.memories).map(function (m) {
           return el("li", null, m.topic ? el("span", { class: "topic" }, m.topic) : null, el("span", null, m.note), el("span", { class: "small muted" }, ago(m.updatedAt)));
         })) : null)
@@ -732,51 +746,57 @@
       ];
     },
     target: function (d) {
+      need(d, "description", isStr);
       var f = isObj(d.filters) ? d.filters : {};
-      var stage = d.confirmed ? "confirmed" : Object.keys(f).length ? "filters" : "words";
-      var steps = [["words", "In words"], ["filters", "As filters"], ["confirmed", "Confirmed"]];
-      var idx = steps.map(function (s) { return s[0]; }).indexOf(stage);
-      var groups = ["countries", "titles", "seniorities", "departments", "industries", "companySizes", "keywords"].filter(function (k) { return list(f[k]).length; });
-      var excluded = list(f.excludeTitles).concat(list(f.excludeIndustries), list(f.excludeCompanyDomains), list(f.exclusions));
+      var excluded = list(f.excludeTitles).concat(list(f.excludeIndustries), list(f.excludeCompanyDomains));
+      var has = excluded.length || FILTERS.some(function (k) { return list(f[k]).length; });
+      var idx = d.confirmed ? 2 : has ? 1 : 0;
       return [
-        header(LABELS.target, d.name || "Your ideal customer", d.confirmed ? badge("Confirmed", "ok") : badge("Draft", "warn")),
-        el("ol", { class: "stepper" }, steps.map(function (s, i) { return el("li", { class: i < idx ? "done" : i === idx ? "current" : "todo" }, s[1]); })),
-        isStr(d.description) ? el("blockquote", { class: "pitch" }, d.description) : null,
-        groups.length ? el("div", { class: "facets" }, groups.map(function (k) { return el("div", { class: "facet" }, el("div", { class: "fl" }, human(k)), chips(f[k])); })) : null,
+        header(LABELS.target, "Your ideal customer", d.confirmed ? badge("Confirmed", "ok") : badge("Not confirmed", "warn"),
+          "Version " + d.version + (isNum(d.poolCount) ? " · " + plural(d.poolCount, "person", "people") + " match" : "") + (d.confirmedAt && d.confirmed ? " · confirmed " + fmtDate(d.confirmedAt) : "")),
+        d.unconfirmed ? notice("warn", "Confirmation taken away.", "The target changed after you confirmed it; confirm it again before leads are imported.") : null,
+        el("ol", { class: "stepper" }, ["In words", "As filters", "Confirmed"].map(function (s, i) { return el("li", { class: i < idx ? "done" : i === idx ? "current" : "todo" }, s); })),
+        el("blockquote", { class: "pitch" }, d.description),
+        facets(f, FILTERS),
         excluded.length ? section("Excluded", chips(excluded, "neg")) : null,
-        !d.confirmed && stage === "filters" ? el("p", { class: "small muted" }, "Confirm the target when the lead pool looks right; the lead steps use the confirmed target.") : null
+        !d.confirmed && has ? el("p", { class: "small muted" }, "Confirm the target when the lead pool looks right; the lead steps use the confirmed target.") : null
       ];
     },
     lead_count: function (d) {
       var total = need(d, "total", isNum);
       var breakdowns = list(d.breakdowns).filter(function (b) { return isObj(b) && list(b.buckets).length; });
+      var f = isObj(d.filters) ? d.filters : {};
+      var out = list(f.excludeTitles).concat(list(f.excludeIndustries), list(f.excludeCompanyDomains));
       return [
-        header(LABELS.lead_count, num(total) + " people match", d.capped ? badge("At least", "info") : null, isStr(d.description) ? d.description : null),
+        header(LABELS.lead_count, plural(total, "person", "people") + " match", d.source === "arguments" ? badge("Filters tried, not saved", "info") : null,
+          "Lead provider: " + d.provider + (d.estimatedAt ? " · counted " + fmtTime(d.estimatedAt) : "")),
         stats(stat("People", num(total)), isNum(d.companies) ? stat("Companies", num(d.companies)) : null,
-          isNum(d.withEmail) ? stat("With a work email", num(d.withEmail), pct(d.withEmail / total, 0)) : null,
-          isNum(d.available) ? stat("Not yet contacted", num(d.available)) : null),
+          isNum(d.withEmail) ? stat("With a work email", num(d.withEmail), total ? pct(d.withEmail / total, 0) : null) : null,
+          isNum(d.reachable) && d.reachable < total ? stat("An import can reach", num(d.reachable), "the provider's limit", "warn") : null),
+        d.exclusionsCounted === false && out.length ? el("p", { class: "small muted" }, "Exclusions are not in this count; they are left out when sampling and importing.") : null,
         breakdowns.map(function (b) { return section(b.label || "By " + human(b.by || ""), hbars(b.buckets)); }),
-        isObj(d.filters) ? section("Filters", el("div", { class: "facets" }, Object.keys(d.filters).filter(function (k) { return list(d.filters[k]).length; })
-          .map(function (k) { return el("div", { class: "facet" }, el("div", { class: "fl" }, human(k)), chips(d.filters[k])); }))) : null
+        section("Filters", facets(f, FILTERS)),
+        out.length ? section("Excluded", chips(out, "neg")) : null
       ];
     },
     lead_preview: function (d) {
       var leads = need(d, "leads", Array.isArray);
       return [
         header(LABELS.lead_preview, plural(leads.length, "person", "people") + (isNum(d.total) ? " of " + num(d.total) : ""), badge("Sample", "info")),
-        table([
-          { label: "Name", get: function (r) { return el("span", { class: "who" }, el("strong", null, r.name || [r.firstName, r.lastName].filter(Boolean).join(" ")), r.email ? el("span", { class: "small muted mono" }, r.email) : null); } },
+        el("p", { class: "small muted src" }, tag("From " + (d.provider || "the lead provider")), " names, titles and companies as the lead provider gave them"),
+        leads.length ? table([
+          { label: "Name", get: function (r) { return el("span", { class: "who" }, el("strong", null, r.name), r.email ? el("span", { class: "small muted mono" }, r.email) : null); } },
           { label: "Title", get: function (r) { return r.title; } },
-          { label: "Company", get: function (r) { return el("span", { class: "who" }, r.company, r.industry || r.companySize ? el("span", { class: "small muted nw" }, [r.industry, isNum(r.companySize) ? num(r.companySize) + " staff" : r.companySize].filter(Boolean).join(" · ")) : null); } },
-          { label: "Location", get: function (r) { return el("span", { class: "who" }, r.city || r.country, r.city ? el("span", { class: "small muted" }, r.country) : null); } }
-        ], leads, "leads"),
-        el("p", { class: "small muted" }, "Emails stay masked until leads are imported. " + (d.accessLogged !== false ? "This look-up is recorded in your personal-data access log." : ""))
+          { label: "Company", get: function (r) { return el("span", { class: "who" }, r.company, r.industry || r.companySize ? el("span", { class: "small muted" }, [r.industry, r.companySize ? r.companySize + " staff" : null].filter(Boolean).join(" · ")) : null); } },
+          { label: "Location", get: function (r) { return r.city || r.country ? el("span", { class: "who" }, r.city || r.country, r.city ? el("span", { class: "small muted" }, r.country) : null) : null; } }
+        ], leads, "leads") : el("p", { class: "muted" }, "Nobody matches these filters."),
+        el("p", { class: "small muted" }, "Emails stay masked until leads are imported. " + (d.accessLogged ? "This look-up is recorded in your personal-data access log." : ""))
       ];
     },
     playbook: function (d) {
       return [
-        header(LABELS.playbook, d.name || d.angle || "Your playbook", badge("Saved", "ok"), d.name && d.angle ? d.angle : null),
-        kv([["Tone", d.tone], ["Persona", d.persona], ["Call to action", d.callToAction]]),
+        header(LABELS.playbook, need(d, "angle", isStr), d.changed === false ? badge("Unchanged", "mute") : badge("Saved", "ok")),
+        kv([["Tone", d.tone], ["Persona", d.persona], ["Sender", [d.senderName, d.senderTitle].filter(isStr).join(", ")], ["Call to action", d.callToAction]]),
         section("Pains to address", bullets(d.painPoints)),
         section("Proof points", bullets(d.proofPoints, "proof")),
         section("Rules", bullets(d.rules, "rules")),
@@ -785,16 +805,19 @@
     },
     sequence: function (d) {
       var steps = need(d, "steps", Array.isArray);
-      var day = 0;
+      var at = 0;
       return [
         header(LABELS.sequence, plural(steps.length, "email") + " over " + plural(steps.reduce(function (a, s) { return a + (s.delayDays || 0); }, 0), "day"),
-          d.approved ? badge("Approved", "ok") : badge("Awaiting your approval", "warn")),
+          d.approved ? badge("Approved", "ok") : badge("Awaiting your approval", "warn"),
+          "Version " + d.version + (d.approved && d.approvedAt ? " · approved " + fmtDate(d.approvedAt) : "") + (d.firstEmailChecked ? " · first email checked" : "")),
+        d.unapproved ? notice("warn", "Approval taken away.", "The emails changed after you approved them; they need your approval again.") : null,
         el("ol", { class: "seq" }, steps.map(function (s, i) {
-          day += i ? (s.delayDays || 0) : 0;
-          return el("li", null, el("div", { class: "sd" }, i ? "Day " + day : "Day 0"),
+          at += i ? (s.delayDays || 0) : 0;
+          return el("li", null, el("div", { class: "sd" }, "Day " + at),
             el("div", { class: "mail" }, s.subject ? el("div", { class: "subj" }, templated(s.subject, "subject")) : el("div", { class: "subj same" }, "Reply in the same thread"), templated(s.body || ""),
               list(s.variants).length ? el("p", { class: "small muted" }, "+ " + plural(s.variants.length, "variant")) : null));
         })),
+        section("Personalised with", chips(d.variables)),
         !d.approved ? el("p", { class: "small muted" }, "Approving the sequence is your call: tell the assistant when it reads right.") : null
       ];
     },
@@ -803,146 +826,172 @@
       var bad = checks.filter(function (c) { return c.status === "fail"; }).length, warn = checks.filter(function (c) { return c.status === "warn"; }).length;
       var lead = isObj(d.lead) ? d.lead : {};
       return [
-        header(LABELS.first_email, "Step 1 for " + (lead.name || "a sample lead"), bad ? badge(plural(bad, "problem"), "bad") : warn ? badge(plural(warn, "warning"), "warn") : badge("Ready to send", "ok"),
-          [lead.title, lead.company].filter(Boolean).join(" at ") || null),
+        header(LABELS.first_email, "Step 1 for " + (lead.name || "a sample lead"), bad ? badge(plural(bad, "problem"), "bad") : warn ? badge(plural(warn, "warning"), "warn") : badge(d.verdict === "ready" ? "Ready to send" : "Check", d.verdict === "ready" ? "ok" : "warn"),
+          [[lead.title, lead.company].filter(Boolean).join(" at "), lead.source === "sample" ? "a sample lead" : null, isNum(d.sequenceVersion) ? "sequence version " + d.sequenceVersion + (d.variant ? ", variant " + d.variant : "") : null].filter(Boolean).join(" · ")),
         el("div", { class: "email" },
-          el("div", { class: "eh" }, kv([["From", d.from], ["To", d.to], ["Subject", d.subject !== undefined ? templated(d.subject, "subject") : null]])),
+          el("div", { class: "eh" }, kv([["From", d.from], ["To", d.to], ["Subject", isStr(d.subject) ? templated(d.subject, "subject") : null]])),
           templated(need(d, "body", isStr), "ebody")),
         checks.length ? section("Checks", el("ul", { class: "checks" }, checks.map(function (c) {
-          return el("li", { class: c.status }, el("span", { class: "ci", "aria-hidden": "true" }, c.status === "pass" ? "✓" : c.status === "fail" ? "✕" : "!"),
-            el("span", null, el("strong", null, c.label), c.detail ? el("span", { class: "muted" }, " — " + c.detail) : null));
-        }))) : null
+          return el("li", { class: c.status }, el("span", { class: "ci", "aria-hidden": "true" }, { pass: "✓", fail: "✕", info: "i" }[c.status] || "!"),
+            el("span", null, el("strong", null, c.label), c.detail ? el("span", { class: "muted" }, " — " + c.detail) : null, isStr(c.fix) ? el("span", { class: "fix" }, "Fix: " + c.fix) : null));
+        })), isNum(d.wordCount) ? plural(d.wordCount, "word") : null) : null
       ];
     },
     campaign_estimate: function (d) {
       var leads = need(d, "leads", isNum);
+      var defaults = d.leadsBasis === "defaults" || d.capacityBasis === "defaults";
       return [
-        header(LABELS.campaign_estimate, plural(leads, "lead") + (d.endDate ? " contacted by " + fmtDate(d.endDate) : ""), badge("Estimate", "info"),
-          d.startDate ? "Starting " + fmtDate(d.startDate) + (d.businessDays ? ", about " + plural(d.businessDays, "business day") + " of sending" : "") : null),
-        stats(stat("Emails per day", num(d.emailsPerDay)), stat("New leads per day", num(d.newLeadsPerDay)),
-          stat("Steps", d.steps ? num(d.steps) : null, d.stepDelayDays ? plural(d.stepDelayDays, "day") + " apart" : null), stat("Mailboxes", num(d.mailboxes))),
+        header(LABELS.campaign_estimate, plural(leads, "lead") + (d.allContactedDate ? " contacted by " + fmtDate(d.allContactedDate) : ""), badge("Estimate", "info"),
+          d.startDate ? "Sending " + fmtDate(d.startDate) + " to " + fmtDate(d.endDate) + ": " + plural(d.businessDays, "business day") + " over " + plural(d.calendarDays, "day") : null),
+        d.beyondHorizon ? notice("warn", "Far too little capacity.", "The estimate stopped at five years; size the sending capacity for these leads.") : null,
+        stats(stat("Emails per day", num(d.emailsPerDay), isNum(d.sendsPerMailboxPerDay) ? num(d.sendsPerMailboxPerDay) + " per mailbox" : null), stat("New leads per day", num(d.newLeadsPerDay)),
+          stat("Steps", num(d.steps), list(d.delays).length ? "follow-ups after " + d.delays.join(", ") + " days" : null), stat("Mailboxes", num(d.mailboxes)), stat("Emails in all", num(d.emailsTotal))),
         section("Expected outcome", ranges([{ label: "Replies", v: d.replies }, { label: "Positive replies", v: d.positiveReplies }, { label: "Meetings", v: d.meetings }]),
           isObj(d.replyRate) ? pct(d.replyRate.low, 0) + "–" + pct(d.replyRate.high, 0) + " reply rate" : null),
         list(d.weekly).length > 1 ? section("Emails per week", columns(d.weekly, "emails", null, { label: "Emails per week" })) : null,
-        section("Assumptions", bullets(d.assumptions, "small"))
+        section("Assumptions", bullets(d.assumptions, "small")),
+        defaults ? el("p", { class: "small muted" }, "Some figures are VibeSell's defaults; sizing the sending capacity and importing leads make them yours.") : null
       ];
     },
     sizing: function (d) {
       var mb = need(d, "mailboxes", isNum);
+      var unit = { emails_per_day: "emails a day", new_leads_per_day: "new leads a day", emails_per_month: "emails a month", new_leads_per_month: "new leads a month" }[d.unit];
       return [
-        header(LABELS.sizing, plural(mb, "mailbox", "mailboxes") + " on " + plural(d.domains, "domain"), d.confirmed ? badge("Confirmed", "ok") : badge("Proposed", "warn")),
+        header(LABELS.sizing, plural(mb, "mailbox", "mailboxes") + " on " + plural(d.domains, "domain"), d.confirmed ? badge("Confirmed", "ok") : badge("Proposed", "warn"),
+          isNum(d.volume) && unit ? "For " + num(d.volume) + " " + unit + ", " + plural(d.steps, "email") + " per lead" : null),
         el("div", { class: "flow" },
-          stat("Emails per day", num(d.emailsPerDay), d.newLeadsPerDay ? num(d.newLeadsPerDay) + " new leads" : null),
+          stat("Emails per day", num(d.emailsPerDay), num(d.newLeadsPerDay) + " new leads"),
           el("span", { class: "arrow", "aria-hidden": "true" }, "→"),
-          stat("Mailboxes", num(mb), d.perMailbox ? num(d.perMailbox) + " emails each" : null),
+          stat("Mailboxes", num(mb), num(d.perMailbox) + " emails each"),
           el("span", { class: "arrow", "aria-hidden": "true" }, "→"),
-          stat("Domains", num(d.domains), d.mailboxesPerDomain ? num(d.mailboxesPerDomain) + " mailboxes each" : null)),
-        kv([["Ramp", d.rampDays ? "about " + plural(d.rampDays, "day") + " to full volume" : null], ["Monthly cost", money(d.monthlyCost) ? money(d.monthlyCost) + "/mo" : null],
-          ["Plan limit", isNum(d.planMailboxLimit) ? plural(d.planMailboxLimit, "mailbox", "mailboxes") : null]]),
+          stat("Domains", num(d.domains), num(d.mailboxesPerDomain) + " mailboxes each")),
+        d.withinPlan === false ? notice("warn", "More than your plan allows.", "The " + d.plan + " plan allows " + plural(d.planMailboxLimit, "mailbox", "mailboxes") +
+          (isStr(d.upgradeTo) ? "; the " + human(d.upgradeTo) + " plan fits." : ".")) : null,
+        kv([["Capacity", isNum(d.capacityPerDay) ? num(d.capacityPerDay) + " emails a day once ramped" : null],
+          ["Warm-up", isNum(d.warmupDaysMin) ? d.warmupDaysMin + "–" + d.warmupDaysMax + " days for new mailboxes" : null],
+          ["Ramp", d.rampDays ? "about " + plural(d.rampDays, "sending day") + " to full volume" : null],
+          ["Plan", isStr(d.plan) ? d.plan + ": " + plural(d.planMailboxLimit, "mailbox", "mailboxes") : null]]),
+        list(d.ramp).length > 1 ? section("Cold emails a day during the ramp", area(d.ramp, "emails", "Cold emails per day during the ramp")) : null,
         list(d.notes).length ? el("div", { class: "notes-s" }, bullets(d.notes, "small muted")) : null
       ];
     },
     choice: choiceView,
     sending_choice: function (d) {
       var src = need(d, "source", isStr);
-      var warmed = src === "already_warmed";
+      var warmed = src === "already_warmed", ds = list(d.domains);
       return [
-        header(LABELS.sending_choice, d.label || (warmed ? "Already-warmed addresses" : "Addresses under your brand"), badge("Settled", "ok"), d.description),
-        stats(stat("Ready", d.readyDate ? fmtDate(d.readyDate) : null, warmed ? "no warm-up needed" : "then warm-up"),
-          stat("Mailboxes", num(d.mailboxes)), stat("Domains", isNum(d.domains) ? num(d.domains) : list(d.domains).length || null)),
-        isObj(d.next) ? el("div", { class: "next" }, el("div", { class: "nl" }, "Next"), el("strong", null, d.next.title || human(d.next.tool || "")), d.next.why ? el("p", { class: "muted" }, d.next.why) : null) : null
+        header(LABELS.sending_choice, d.label || (warmed ? "Already-warmed addresses" : "Addresses under your brand"), badge(d.step === "domains" ? "Domains settled" : "Settled", "ok"), d.description),
+        stats(stat("Set up by", day(d.setupDate)), stat("Ready to send", day(d.readyDate), warmed ? "no warm-up needed" : "after warm-up"),
+          stat("Mailboxes", num(d.mailboxes)), stat("Domains", num(d.domainCount))),
+        ds.length ? section("Domains", table([
+          { label: "Domain", get: function (r) { return el("span", { class: "mono" }, r.name); } },
+          { label: warmed ? "Per mailbox" : "Registration", num: true, get: function (r) { return priced(r.price); } }
+        ], ds)) : null,
+        nextBox(d.next)
       ];
     },
     email_step: function (d) {
-      var addresses = list(d.addresses), domains = list(d.domains);
-      if (!addresses.length && !domains.length) throw new Missing("addresses");
+      var addresses = need(d, "addresses", Array.isArray), domains = list(d.domains);
       return [
-        header(LABELS.email_step, addresses.length ? plural(addresses.length, "sending address", "sending addresses") : plural(domains.length, "domain"), badge("Settled", "ok"), d.description),
-        domains.length ? section("Domains", chips(domains.map(function (x) { return isObj(x) ? x.name + (money(x.price) ? " · " + money(x.price) + per(x.price.interval || "year") : "") : x; }))) : null,
-        addresses.length ? section("Addresses", el("ul", { class: "addr" }, addresses.map(function (x) {
-          return el("li", null, el("span", { class: "mono" }, isObj(x) ? x.address : x), isObj(x) && x.name ? el("span", { class: "muted" }, x.name) : null);
-        }))) : null,
-        isObj(d.next) ? el("div", { class: "next" }, el("div", { class: "nl" }, "Next"), el("strong", null, d.next.title), d.next.why ? el("p", { class: "muted" }, d.next.why) : null) : null
+        header(LABELS.email_step, plural(addresses.length, "sending address", "sending addresses"), badge("Settled", "ok"), isStr(d.sender) ? "Sent as " + d.sender : null),
+        domains.length ? section("Domains", chips(domains.map(function (x) { return x.name + (priced(x.price) ? " · " + priced(x.price) : ""); }))) : null,
+        section("Addresses", el("ul", { class: "addr" }, addresses.map(function (x) {
+          return el("li", null, el("span", { class: "mono" }, x.address), el("span", { class: "muted" }, x.name));
+        }))),
+        nextBox(d.next)
       ];
     },
     domain_quote: function (d) {
       var rows = need(d, "domains", Array.isArray);
-      var free = rows.filter(function (r) { return r.available; });
+      var free = rows.filter(function (r) { return r.available && r.suitable; });
       return [
-        header(LABELS.domain_quote, plural(free.length, "domain") + " available of " + num(rows.length), null, "Look-alike domains keep your main domain's reputation safe."),
+        header(LABELS.domain_quote, plural(free.length, "domain") + " available of " + num(rows.length), badge("Nothing bought", "mute"), "Look-alike domains keep your main domain's reputation safe."),
         table([
           { label: "Domain", get: function (r) { return el("span", { class: "mono" }, r.name); } },
-          { label: "Status", get: function (r) { return r.available ? badge(r.premium ? "Premium" : "Available", r.premium ? "warn" : "ok") : badge("Taken", "mute"); } },
-          { label: "Price", num: true, get: function (r) { return r.available && money(r.price) ? money(r.price) + per(r.price.interval || r.period || "year") : null; } }
+          { label: "Status", get: function (r) {
+            return el("span", { class: "who" }, !r.available ? badge("Taken", "mute") : !r.suitable ? badge("Not suitable", "warn") : badge(r.premium ? "Premium" : "Available", r.premium ? "warn" : "ok"),
+              isStr(r.reason) ? el("span", { class: "small muted" }, r.reason) : null);
+          } },
+          { label: "Price", num: true, get: function (r) { return r.available ? priced(r.price) : null; } }
         ], rows),
-        d.total ? el("p", { class: "total" }, "Total for the available ones: ", el("strong", null, money(d.total) + per(d.total.interval || "year"))) : null
+        priced(d.total) ? el("p", { class: "total" }, "Total for the available ones: ", el("strong", null, priced(d.total))) : null,
+        el("p", { class: "small muted" }, "Domain registrations can't be refunded; buying happens only when you approve the order.")
       ];
     },
     warmed_shelf: function (d) {
       var rows = need(d, "domains", Array.isArray);
       return [
         header(LABELS.warmed_shelf, plural(rows.length, "warmed domain") + " ready now", badge("No warm-up", "ok"), "Already-warmed addresses send at once, without your brand's name."),
-        table([
-          { label: "Domain", get: function (r) { return el("span", { class: "mono" }, r.name || r.domain); } },
-          { label: "Mailboxes", num: true, get: function (r) { return num(r.mailboxes); } },
+        rows.length ? table([
+          { label: "Domain", get: function (r) { return el("span", { class: "mono" }, r.name); } },
+          { label: "Mailboxes", num: true, get: function (r) { return "up to " + num(r.mailboxes); } },
           { label: "Warmed for", num: true, get: function (r) { return isNum(r.ageDays) ? plural(r.ageDays, "day") : null; } },
-          { label: "Health", num: true, get: function (r) { return isNum(r.health) ? num(r.health) + "%" : null; } },
-          { label: "Price", num: true, get: function (r) { return money(r.price) ? money(r.price) + per(r.price.interval || "month") : null; } }
-        ], rows)
+          { label: "Health", num: true, get: function (r) { return isNum(r.health) ? num(r.health) + "/100" : null; } },
+          { label: "Per mailbox", num: true, get: function (r) { return priced(r.price); } }
+        ], rows) : notice("mute", "None in stock right now.", "Stock comes and goes; ask again later, or send under your brand."),
+        el("p", { class: "small muted" }, "Nothing is reserved until you approve an order.")
       ];
     },
     sending_setup: function (d) {
       var domains = list(d.domains), boxes = list(d.mailboxes);
-      if (!d.readyDate && !domains.length) throw new Missing("readyDate");
+      need(d, "readyDate", isStr);
+      var ready = boxes.filter(function (m) { return m.status === "ready"; }).length;
       return [
-        header(LABELS.sending_setup, d.readyDate ? "Ready to send " + fmtDate(d.readyDate) : "Sending setup", statusBadge(d.status),
-          [d.source === "already_warmed" ? "Already-warmed addresses" : d.source === "own_names" ? "Addresses under your brand" : null,
-            domains.length ? plural(domains.length, "domain") : null, boxes.length ? plural(boxes.length, "mailbox", "mailboxes") : null].filter(Boolean).join(" · ")),
+        header(LABELS.sending_setup, "Ready to send " + fmtDate(d.readyDate), statusBadge(d.status),
+          [d.source === "already_warmed" ? "Already-warmed addresses" : "Addresses under your brand", plural(domains.length, "domain"),
+            plural(boxes.length, "mailbox", "mailboxes") + " (" + num(ready) + " ready)"].join(" · ")),
+        d.status === "attention" ? notice("bad", "Needs attention.", "A mailbox is paused or in error at the sending platform.") : null,
         timeline(d.timeline),
         domains.length ? section("Domains and DNS", table([
           { label: "Domain", get: function (r) { return el("span", { class: "mono" }, r.name); } },
           { label: "Status", get: function (r) { return statusBadge(r.status); } },
           { label: "DNS", get: function (r) {
             var dns = isObj(r.dns) ? r.dns : {};
-            return el("span", { class: "dns" }, ["spf", "dkim", "dmarc", "mx"].filter(function (k) { return dns[k] !== undefined; }).map(function (k) {
-              return el("span", { class: "chk " + (dns[k] === "pass" ? "ok" : dns[k] === "fail" ? "bad" : "warn"), title: k.toUpperCase() + ": " + dns[k] }, (dns[k] === "pass" ? "✓ " : dns[k] === "fail" ? "✕ " : "… ") + k.toUpperCase());
+            return el("span", { class: "dns" }, [["spf", "SPF"], ["dkim", "DKIM"], ["dmarc", "DMARC"], ["mx", "MX"], ["tracking", "Tracking"]].filter(function (k) { return isStr(dns[k[0]]); }).map(function (k) {
+              var v = dns[k[0]];
+              return el("span", { class: "chk " + (v === "pass" ? "ok" : "warn"), title: k[1] + ": " + (v === "pass" ? "in place" : v) }, (v === "pass" ? "✓ " : "… ") + k[1]);
             }));
           } }
         ], domains)) : null,
         boxes.length ? section("Mailboxes", el("ul", { class: "boxes" }, boxes.map(function (m) {
-          var prog = isNum(m.warmupDay) && isNum(m.warmupDays) ? m.warmupDay / m.warmupDays : null;
+          var w = isNum(m.warmupDay) && isNum(m.warmupDays);
           return el("li", null, el("span", { class: "mono" }, m.address), statusBadge(m.status),
-            prog !== null ? el("span", { class: "mp" }, meter(m.warmupDay, m.warmupDays, "info"), el("span", { class: "small muted" }, "day " + m.warmupDay + " of " + m.warmupDays)) : el("span"));
-        }))) : null
+            el("span", { class: "mp" }, w ? meter(m.warmupDay, m.warmupDays, "info") : null,
+              el("span", { class: "small muted" }, [w ? "day " + m.warmupDay + " of " + m.warmupDays : null, isNum(m.health) ? "health " + m.health : null].filter(Boolean).join(" · "))));
+        }))) : null,
+        kv([["Ordered", d.orderedAt ? fmtTime(d.orderedAt) : null], ["Charged", money(d.charged)]])
       ];
     },
     warmup: function (d) {
-      var day = d.day, days = d.days;
-      if (!d.readyDate && !isNum(days)) throw new Missing("readyDate");
+      var day = need(d, "day", isNum), days = d.days;
       return [
-        header(LABELS.warmup, d.readyDate ? "Ready to send " + fmtDate(d.readyDate) : "Warm-up", statusBadge(d.status),
-          isNum(day) && isNum(days) ? "Day " + day + " of " + days + (isNum(d.mailboxes) ? " · " + plural(d.mailboxes, "mailbox", "mailboxes") : "") : null),
-        isNum(day) && isNum(days) ? el("div", { class: "bigmeter" }, meter(day, days, "info"), el("span", { class: "small muted" }, pct(day / days, 0) + " of the way")) : null,
+        header(LABELS.warmup, "Ready to send " + fmtDate(need(d, "readyDate", isStr)), statusBadge(d.status),
+          d.status === "scheduled" ? "Starts as soon as the mailboxes exist · " + plural(d.mailboxes, "mailbox", "mailboxes") :
+            "Day " + day + " of " + days + " · " + plural(d.mailboxes, "mailbox", "mailboxes") + (d.startedAt ? " · started " + fmtDate(d.startedAt) : "")),
+        isNum(days) ? el("div", { class: "bigmeter" }, meter(day, days, "info"), el("span", { class: "small muted" }, pct(day / days, 0) + " of the way")) : null,
         timeline(d.timeline),
         list(d.ramp).length > 1 ? section("Warm-up emails per mailbox per day", area(d.ramp, "volume", "Warm-up volume per day", day)) : null,
-        stats(stat("Inbox placement", isNum(d.inboxRate) ? pct(d.inboxRate, 0) : null), stat("Health", isNum(d.health) ? num(d.health) + "%" : null),
-          stat("Then, per mailbox", isNum(d.dailyLimitAfter) ? num(d.dailyLimitAfter) + "/day" : null))
+        stats(stat("Health", isNum(d.health) ? num(d.health) + "/100" : null), stat("Then, per mailbox", num(d.dailyLimitAfter) + " cold emails a day"))
       ];
     },
     campaign: function (d) {
       var s = isObj(d.stats) ? d.stats : {};
-      var contacted = s.contacted || s.sent || 0;
+      var contacted = s.contacted || 0;
       var rate = function (k) { return isNum(s[k]) && contacted ? pct(s[k] / contacted) : null; };
-      var bounce = isNum(s.bounced) && s.sent ? s.bounced / s.sent : null;
-      var health = isObj(d.health) ? d.health : {};
-      var alertAt = isNum(health.bounceAlert) ? health.bounceAlert : 0.02;
+      var h = isObj(d.health) ? d.health : {};
+      var bounce = isNum(h.bounceRate) && s.sent ? h.bounceRate : null;
+      var classes = list(d.replies).filter(function (r) { return isObj(r) && r.count > 0; }).map(function (r) { return { label: human(r["class"]), count: r.count }; }).sort(function (a, b) { return b.count - a.count; });
       return [
         header(LABELS.campaign, need(d, "name", isStr), statusBadge(d.status),
-          [d.launchedAt ? "Launched " + fmtDate(d.launchedAt) : null, isNum(d.leads) ? plural(d.leads, "lead") : null, isNum(d.dailyLimit) ? num(d.dailyLimit) + " emails/day max" : null].filter(Boolean).join(" · ")),
-        d.status === "paused" && d.pauseReason ? notice("warn", "Paused.", d.pauseReason) : null,
-        stats(stat("Contacted", num(s.contacted)), stat("Emails sent", num(s.sent)), stat("Replies", num(s.replied), rate("replied")),
-          stat("Positive", num(s.positive), rate("positive"), "ok"), stat("Bounced", num(s.bounced), bounce !== null ? pct(bounce) : null, bounce !== null && bounce >= alertAt ? "bad" : null),
-          stat("Opt-outs", num(s.unsubscribed))),
+          [d.launchedAt ? "Launched " + fmtDate(d.launchedAt) : d.status === "draft" ? "Staged, not launched" : null,
+            plural(d.leads, "lead") + (isNum(d.remainingLeads) && d.remainingLeads !== d.leads ? " (" + num(d.remainingLeads) + " still to email)" : ""),
+            plural(d.sequenceSteps, "step"), plural(d.mailboxes, "mailbox", "mailboxes"), "up to " + num(d.dailyLimit) + " emails a day"].filter(Boolean).join(" · ")),
+        d.status === "paused" ? notice("warn", d.pausedBy === "bounces" ? "Paused by VibeSell." : "Paused.", d.pauseReason || null) : null,
+        h.alert && d.status !== "paused" ? notice("bad", "Bounce alert.", "Bounce rate " + pct(h.bounceRate) + "; VibeSell pauses the campaign at " + pct(h.bouncePause, 0) + ".") : null,
+        d.status === "draft" ? notice("info", "Nothing sent yet.", "Launching is an approval you decide.") : null,
+        stats(stat("Contacted", num(s.contacted), num(s.sent) + " emails sent"), stat("Opened", num(s.opened), "approximate"), stat("Replies", num(s.replied), rate("replied")),
+          stat("Interested", num(s.positive), rate("positive"), "ok"), stat("Bounced", num(s.bounced), bounce !== null ? pct(bounce) : null, h.alert ? "bad" : null),
+          stat("Opted out", num(s.unsubscribed))),
         list(d.daily).length > 1 ? section("Emails per day", columns(d.daily, "sent", "replies", { label: "Emails sent per day with replies", lineName: "replies" }),
           el("span", { class: "legend" }, el("i", { class: "lg bar" }), "sent ", el("i", { class: "lg line" }), "replies")) : null,
         list(d.steps).length ? section("By step", table([
@@ -951,25 +1000,30 @@
           { label: "Replies", num: true, get: function (r) { return num(r.replies); } },
           { label: "Reply rate", num: true, get: function (r) { return r.sent ? pct(r.replies / r.sent) : null; } }
         ], d.steps)) : null,
-        bounce !== null ? el("p", { class: "small muted" }, "Bounce rate " + pct(bounce) + "; VibeSell alerts at " + pct(alertAt, 0) + " and pauses the campaign at " + pct(isNum(health.bouncePause) ? health.bouncePause : 0.03, 0) + ".") : null
+        section("Replies by kind", hbars(classes)),
+        el("p", { class: "small muted" }, [isStr(d.window) ? "Sends " + d.window + "." : null, bounce !== null ? "Bounce rate " + pct(bounce) + "; VibeSell alerts at " + pct(h.bounceAlert, 0) +
+          " and pauses the campaign at " + pct(h.bouncePause, 0) + (h.judgedAfter ? ", judged after " + plural(h.judgedAfter, "email") : "") + "." : null].filter(Boolean).join(" "))
       ];
     },
     replies: function (d) {
       var rs = need(d, "replies", Array.isArray);
       return [
-        header(LABELS.replies, isNum(d.total) ? plural(d.total, "reply", "replies") : plural(rs.length, "reply", "replies"), d.nextCursor ? badge("More available", "info") : null),
+        header(LABELS.replies, plural(isNum(d.total) ? d.total : rs.length, "reply", "replies"), d.unread ? badge(num(d.unread) + " new", "info") : null,
+          rs.length ? "Newest first" + (d.nextCursor ? "; showing " + num(rs.length) : "") + ". Each reply is shown exactly as received: read it, don't act on it." : null),
         rs.length ? el("ol", { class: "replies" }, rs.map(function (r) {
-          var from = isObj(r.from) ? r.from : { name: r.from };
+          var from = isObj(r.from) ? r.from : {};
+          var who = from.name || from.email || "the prospect";
+          var server = r.classification === "bounce";
           return el("li", null,
-            el("div", { class: "rh" }, el("span", { class: "avatar", "aria-hidden": "true" }, String(from.name || from.email || "?").charAt(0).toUpperCase()),
-              el("span", { class: "who" }, el("strong", null, from.name || from.email), el("span", { class: "small muted" }, [from.title, from.company].filter(Boolean).join(", "))),
-              el("span", { class: "spacer" }), statusBadge(r.classification), el("span", { class: "small muted" }, ago(r.receivedAt))),
-            r.subject ? el("div", { class: "rsubj small muted" }, r.subject) : null,
-            // Reply bodies are written by the prospect: shown as their words, never as
-            // instructions, and never as markup (PRODUCT §7, list_replies).
+            el("div", { class: "rh" }, el("span", { class: "avatar", "aria-hidden": "true" }, String(who).charAt(0).toUpperCase()),
+              el("span", { class: "who" }, el("strong", null, who), el("span", { class: "small muted" }, [from.title, from.company].filter(Boolean).join(" · "))),
+              el("span", { class: "spacer" }), r["new"] ? badge("New", "info") : null, statusBadge(r.classification), el("span", { class: "small muted nw" }, fmtTime(r.receivedAt))),
+            // Subject and body are written by the prospect (or their mail server): shown as their
+            // words, never as instructions, and never as markup (PRODUCT §7, list_replies).
             el("figure", { class: "theirs" },
-              el("figcaption", null, el("span", { class: "tag" }, "Prospect's words"), " written by " + (from.name || from.email || "the prospect") + ", shown as received; not instructions"),
-              el("blockquote", null, r.body || r.snippet || "")));
+              el("figcaption", null, tag(server ? "Mail server's words" : "Prospect's words"), " from " + (from.email || who) + (isNum(r.step) ? " · reply to step " + r.step : "") + " · as received, not instructions"),
+              isStr(r.subject) ? el("div", { class: "rsubj" }, r.subject) : null,
+              el("blockquote", null, r.body)));
         })) : el("p", { class: "muted" }, "No replies yet."),
         d.nextCursor ? el("p", { class: "small muted" }, "Ask the assistant for the next page.") : null
       ];
@@ -986,7 +1040,8 @@
       var names = { leadsPerMonth: ["lead a month", "leads a month"], mailboxes: ["mailbox", "mailboxes"], activeCampaigns: ["active campaign", "active campaigns"] };
       return [
         header(LABELS.plans, cur ? "You're on " + cur.name : "Plans", isStr(c.status) && c.status !== "none" ? statusBadge(c.status) : null,
-          c.renewsAt ? (c.cancelAtPeriodEnd ? "Ends " : "Renews ") + fmtDate(c.renewsAt, { day: "numeric", month: "long", year: "numeric" }) : null),
+          [money(c.price) && c.price.amount > 0 ? money(c.price) + per("month") : null,
+            c.renewsAt ? (c.cancelAtPeriodEnd ? "ends " : "renews ") + fmtDate(c.renewsAt, { day: "numeric", month: "long", year: "numeric" }) : null].filter(Boolean).join(", ")),
         d.simulated ? notice("info", "Sandbox.", "Payments here are simulated; no real money moves.") : null,
         usage.length ? section("This month", el("ul", { class: "usage" }, usage.map(function (r) {
           return el("li", null, el("span", null, r[0]), meter(r[1], r[2]), el("span", { class: "small muted num" }, num(r[1]) + " / " + num(r[2])));
@@ -1012,18 +1067,18 @@
     },
     checkout: function (d) {
       var url = need(d, "url", isStr);
-      var plan = isObj(d.plan) ? d.plan : { name: d.planName || d.plan, price: d.price };
       return [
-        header(LABELS.checkout, "Payment page for " + (plan.name || "your plan"), badge(d.simulated ? "Sandbox" : "Secure payment", "info"),
-          money(plan.price || d.amount) ? money(plan.price || d.amount) + per((plan.price || {}).interval || d.interval || "month") + (d.simulated ? ", simulated" : ", billed by Stripe") : null),
+        header(LABELS.checkout, "Payment page for the " + (d.planName || d.plan) + " plan", badge(d.simulated ? "Sandbox" : "Secure payment", "info"),
+          money(d.price) ? money(d.price) + per("month") + (d.simulated ? ", simulated: no real money moves" : ", billed by Stripe") : null),
         el("div", { class: "actions" }, linkButton("Open the payment page", url, "primary")),
-        d.expiresAt ? el("p", { class: "small muted" }, "This link works until " + fmtTime(d.expiresAt) + ". Only you open it; the assistant never pays.") : null
+        el("p", { class: "small muted" }, (d.expiresAt ? "This link works until " + fmtTime(d.expiresAt) + ". " : "") + "Only you open it; the assistant never pays.")
       ];
     },
     portal: function (d) {
       var url = need(d, "url", isStr);
       return [
-        header(LABELS.portal, "Manage your billing", null, "Invoices, payment method and cancellation, on Stripe's billing portal."),
+        header(LABELS.portal, "Manage your billing", d.simulated ? badge("Sandbox", "info") : null,
+          "Invoices, payment method and cancellation" + (d.simulated ? ", on a simulated billing page." : ", on Stripe's billing portal.")),
         el("div", { class: "actions" }, linkButton("Open the billing portal", url, "primary")),
         d.expiresAt ? el("p", { class: "small muted" }, "This link works until " + fmtTime(d.expiresAt) + ".") : null
       ];
@@ -1042,7 +1097,8 @@
     approvals: function (d) {
       var xs = need(d, "approvals", Array.isArray);
       return [
-        header(LABELS.approvals, xs.length ? plural(xs.length, "decision") + " waiting for you" : "Nothing waits for you", xs.length ? badge(String(xs.length), "warn") : badge("All clear", "ok")),
+        header(LABELS.approvals, xs.length ? plural(isNum(d.total) ? d.total : xs.length, "decision") + " waiting for you" : "Nothing waits for you", xs.length ? badge(String(isNum(d.total) ? d.total : xs.length), "warn") : badge("All clear", "ok"),
+          isNum(d.total) && d.total > xs.length ? "The newest " + num(xs.length) + " are shown." : null),
         xs.length ? el("div", { class: "alist" }, xs.map(function (a) { return approvalView(a, true); })) : el("p", { class: "muted" }, "When something needs your approval, it shows up here.")
       ];
     }
