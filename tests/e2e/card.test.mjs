@@ -792,6 +792,7 @@ test("on a narrow screen the views stay readable", async () => {
     await host.deliver(result(FIXTURES[kind]));
     const overflow = await host.frame().evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `${kind} does not scroll sideways at 360px (${overflow}px)`);
+    await host.settle();
     await host.screenshot(join(SHOTS, `${kind}-narrow.png`));
     await assertClean(host);
   }
