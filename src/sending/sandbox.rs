@@ -40,6 +40,11 @@ const HOUR: i64 = 3_600_000;
 const DAY: i64 = 24 * HOUR;
 /// Own-brand addresses are ready this many business days after the order (PRODUCT §8).
 pub const SETUP_BUSINESS_DAYS: u32 = 2;
+/// Own-brand set-ups finish on their promised business day at the order's time of day, but by
+/// noon UTC at the latest: the sync observes a set-up at the next simulated hour it steps
+/// through, and a late-evening order finished at the same hour would be seen the next day, a
+/// day later than promised.
+const SETUP_DONE_BY_MS: i64 = 12 * HOUR;
 /// Warmed addresses from the shelf are ready this long after the order.
 const PRE_WARMED_SETUP_MS: i64 = HOUR;
 /// The most leads one call may add (Instantly's `/leads/add`, DOMAIN §1.3).
@@ -946,7 +951,7 @@ impl SendingPlatform for Sandbox<'_> {
         let ready_at = match order.kind {
             OrderKind::OwnNames => {
                 let date = calendar::add_business_days(calendar::utc_date(at), SETUP_BUSINESS_DAYS);
-                calendar::date_start_ms(date) + at.rem_euclid(DAY)
+                calendar::date_start_ms(date) + at.rem_euclid(DAY).min(SETUP_DONE_BY_MS)
             }
             OrderKind::AlreadyWarmed => at + PRE_WARMED_SETUP_MS,
         };

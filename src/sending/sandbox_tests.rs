@@ -123,6 +123,16 @@ fn orders_are_idempotent_and_own_names_take_two_business_days() {
     assert!(block_on(sb.accounts(&emails)).unwrap().iter().all(|a| !a.setup_pending));
     assert!(block_on(sb.dns(&emails)).unwrap().iter().all(|(_, d)| d.mx && d.spf && d.dkim && d.dmarc));
 
+    // Ordered late on Sunday evening: still set up on Tuesday (by noon), not on Wednesday.
+    let db3 = self::db();
+    let sunday_late = SUNDAY_NOON + 11 * HOUR;
+    let sb3 = open(&db3, sunday_late);
+    let spec3 = order(OrderKind::OwnNames, &[&available(&sb3, 1)[0]]);
+    block_on(sb3.place_order(&spec3, "late", i64::MAX)).unwrap();
+    run_until(&db3, tuesday_noon);
+    let set_up = block_on(open(&db3, tuesday_noon).accounts(&spec3.addresses())).unwrap();
+    assert!(set_up.iter().all(|a| !a.setup_pending), "{set_up:?}");
+
     // Warm-up asked for before setup ends starts when the mailbox exists, and climbs.
     let db2 = self::db();
     let sb2 = open(&db2, SUNDAY_NOON);
