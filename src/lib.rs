@@ -17,6 +17,7 @@ pub mod form;
 pub mod html;
 pub mod http;
 pub mod ids;
+pub mod json;
 pub mod kv;
 pub mod leads;
 pub mod log;

@@ -48,6 +48,14 @@ pub(crate) fn config(env: &Env) -> Rc<Result<Config, ConfigError>> {
     })
 }
 
+/// A request body as JSON through `serde_json`, rather than `Request::json`, which builds a
+/// JavaScript object and converts it field by field across the wasm boundary: slower, and a
+/// second deserialiser (serde-wasm-bindgen) instantiated for every type read that way.
+pub(crate) async fn read_json<T: DeserializeOwned>(req: &mut worker::Request) -> Result<T, String> {
+    let text = req.text().await.map_err(|e| e.to_string())?;
+    crate::json::decode(&text).map_err(|e| e.to_string())
+}
+
 /// Milliseconds since the epoch, from the JavaScript clock (`SystemTime` panics on wasm32).
 pub(crate) fn now_ms() -> i64 {
     i64::try_from(Date::now().as_millis()).unwrap_or(i64::MAX)
@@ -130,7 +138,7 @@ async fn ask_object<Op: Serialize, Reply: DeserializeOwned>(
     if status != "200" {
         return Err(ObjectError::Failed(format!("object answered {status}: {text}")));
     }
-    serde_json::from_str::<Reply>(text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
+    crate::json::decode::<Reply>(text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
 }
 
 impl AuthObjects for EdgePlatform {
@@ -206,7 +214,7 @@ impl EdgePlatform {
         if status != "200" {
             return Err(format!("workspace answered {status}: {text}"));
         }
-        serde_json::from_str::<T>(text).map_err(|e| format!("decoding answer: {e}"))
+        crate::json::decode::<T>(text).map_err(|e| format!("decoding answer: {e}"))
     }
 }
 

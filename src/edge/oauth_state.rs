@@ -39,7 +39,7 @@ impl DurableObject for OAuthState {
     }
 
     async fn fetch(&self, mut req: Request) -> worker::Result<Response> {
-        let op: StateOp = match req.json().await {
+        let op: StateOp = match super::read_json(&mut req).await {
             Ok(op) => op,
             Err(e) => return Response::error(format!("bad op: {e}"), 400),
         };

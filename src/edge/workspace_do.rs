@@ -39,17 +39,14 @@ impl DurableObject for Workspace {
         let db = DoDb::new(self.state.storage());
         let svc = Services { db: &db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let response = match req.path().as_str() {
-            // The body as text and serde_json, rather than `req.json()`, which builds a
-            // JavaScript object and then converts it field by field across the wasm boundary.
-            "/tool" => match req.text().await.map(|t| serde_json::from_str::<ToolCall>(&t)) {
-                Ok(Ok(call)) => Response::from_json(
+            "/tool" => match super::read_json::<ToolCall>(&mut req).await {
+                Ok(call) => Response::from_json(
                     &workspace::call_tool_opened(&db, &self.opened, config, &WorkerFetch, call, svc.now_ms)
                         .await,
                 ),
-                Ok(Err(e)) => Response::error(format!("bad call: {e}"), 400),
                 Err(e) => Response::error(format!("bad call: {e}"), 400),
             },
-            "/op" => match req.json::<Op>().await {
+            "/op" => match super::read_json::<Op>(&mut req).await {
                 Ok(op) => match workspace::handle_op(&svc, op).await {
                     Ok(reply) => Response::from_json(&reply),
                     Err(e) => Response::error(format!("op failed: {e}"), 500),
@@ -57,7 +54,7 @@ impl DurableObject for Workspace {
                 Err(e) => Response::error(format!("bad op: {e}"), 400),
             },
             // The object's id is the routing id carried by the user's opaque tokens.
-            "/account" => match req.json::<AccountOp>().await {
+            "/account" => match super::read_json::<AccountOp>(&mut req).await {
                 Ok(op) => match grants::apply(&db, &self.state.id().to_string(), op, svc.now_ms) {
                     Ok(reply) => Response::from_json(&reply),
                     Err(e) => Response::error(format!("grants: {e}"), 500),

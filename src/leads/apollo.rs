@@ -74,7 +74,7 @@ impl<'a> Apollo<'a> {
             };
             match response.status {
                 200..=299 => {
-                    return serde_json::from_slice(&response.body)
+                    return crate::json::decode(&response.body)
                         .map_err(|_| LeadError::Unavailable("the response was not JSON".into()));
                 }
                 429 => {
@@ -141,7 +141,7 @@ fn retry_after_seconds(response: &OutboundResponse) -> u64 {
 }
 
 fn status_error(status: u16, response: &OutboundResponse) -> LeadError {
-    let said = serde_json::from_slice::<Value>(&response.body)
+    let said = crate::json::parse(&response.body)
         .ok()
         .and_then(|v| {
             v.get("error")

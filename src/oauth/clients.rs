@@ -353,7 +353,7 @@ pub async fn store(
         expires_at: now_ms + FALLBACK_TTL_MS,
     };
     let stored = match objects.state(fallback_object(&client.client_id), op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => serde_json::from_str::<Client>(&doc)
+        Ok(StateReply::Doc { doc: Some(doc) }) => crate::json::decode::<Client>(&doc)
             .map_err(|e| OAuthError::unavailable(format!("stored client: {e}")))?,
         Ok(other) => return Err(OAuthError::unavailable(format!("client fallback answered {other:?}"))),
         Err(e) => return Err(OAuthError::unavailable(format!("client fallback: {e}"))),
@@ -395,8 +395,7 @@ async fn find_client(
         return Ok(None);
     }
     let decode = |doc: &str| {
-        serde_json::from_str::<Client>(doc)
-            .map_err(|e| OAuthError::unavailable(format!("client record: {e}")))
+        crate::json::decode::<Client>(doc).map_err(|e| OAuthError::unavailable(format!("client record: {e}")))
     };
     match kv.get(kv_key(client_id)).await {
         Ok(Some(doc)) => return decode(&doc).map(Some),

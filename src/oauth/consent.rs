@@ -54,7 +54,7 @@ async fn peek(
     let op = StateOp::Peek { kind: EntryKind::Pending, key, binding: browser.binding() };
     match platform.objects().state(object, op).await {
         Ok(StateReply::Doc { doc: Some(doc) }) => {
-            serde_json::from_str(&doc).map(Some).map_err(|e| OAuthError::unavailable(format!("pending: {e}")))
+            crate::json::decode(&doc).map(Some).map_err(|e| OAuthError::unavailable(format!("pending: {e}")))
         }
         Ok(_) => Ok(None),
         Err(e) => Err(OAuthError::unavailable(e.to_string())),
@@ -219,7 +219,7 @@ pub async fn decide(
     let (object, key) = authorize::pending_location(handle);
     let op = StateOp::Take { kind: EntryKind::Pending, key, binding: browser.binding() };
     let pending: Pending = match platform.objects().state(object, op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => match serde_json::from_str(&doc) {
+        Ok(StateReply::Doc { doc: Some(doc) }) => match crate::json::decode(&doc) {
             Ok(p) => p,
             Err(e) => return session::unavailable_page(&OAuthError::unavailable(e.to_string())),
         },

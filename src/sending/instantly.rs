@@ -215,7 +215,7 @@ impl<'a> Instantly<'a> {
             let parsed = if response.body.is_empty() {
                 Value::Null
             } else {
-                serde_json::from_slice(&response.body).unwrap_or(Value::Null)
+                crate::json::parse(&response.body).unwrap_or(Value::Null)
             };
             match response.status {
                 200..=299 => return Ok(parsed),

@@ -22,8 +22,6 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use serde_json::Value;
-
 pub use registry::{Access, DynTool, Hints, Outcome, Refusal, Reply, Tool, ToolCx, ToolOutcome};
 
 use crate::auth::Principal;
@@ -80,8 +78,9 @@ pub fn find(name: &str) -> Option<&'static dyn DynTool> {
 }
 
 /// The `tools/list` result for this caller and version, serialised once per isolate for each
-/// (version, scopes, app) combination: schema derivation is the costly part of `tools/list`
-/// and its output never changes within a deployment.
+/// (version, scopes, app) combination: its output never changes within a deployment. A tool
+/// without schemas (a stale embedded table, which the tests catch) is left out rather than
+/// listed with a wrong contract.
 pub fn list_json(principal: &Principal, version: Version) -> Rc<str> {
     type Key = (Version, bool, bool, bool);
     thread_local! {
@@ -91,12 +90,20 @@ pub fn list_json(principal: &Principal, version: Version) -> Rc<str> {
     let key = (version, s.read, s.act, principal.app);
     CACHE.with(|cache| {
         Rc::clone(cache.borrow_mut().entry(key).or_insert_with(|| {
-            let tools: Vec<Value> = ALL
+            let visible: Vec<_> = ALL
                 .iter()
                 .filter(|t| t.access().allows(principal))
-                .map(|t| registry::descriptor(*t, version))
+                .filter_map(|t| Some((*t, t.schemas()?)))
                 .collect();
-            serde_json::json!({ "tools": tools }).to_string().into()
+            let tools: Vec<_> = visible
+                .iter()
+                .filter_map(|(t, schemas)| registry::descriptor(*t, schemas, version))
+                .collect();
+            #[derive(serde::Serialize)]
+            struct List<'a> {
+                tools: Vec<registry::Descriptor<'a>>,
+            }
+            serde_json::to_string(&List { tools }).unwrap_or_else(|_| r#"{"tools":[]}"#.to_owned()).into()
         }))
     })
 }
@@ -106,6 +113,7 @@ mod tests {
     use super::*;
     use crate::auth::ScopeSet;
     use crate::testing::principal;
+    use serde_json::Value;
 
     /// The result kinds of seed 001's table.
     const KINDS: &[&str] = &[
@@ -271,7 +279,10 @@ mod tests {
     #[test]
     fn descriptors_are_shaped_by_version() {
         let tool = find("save_offer").unwrap();
-        let new = registry::descriptor(tool, Version::V2025_11_25);
+        let schemas = tool.schemas().unwrap();
+        let descriptor =
+            |version| serde_json::to_value(registry::descriptor(tool, &schemas, version)).unwrap();
+        let new = descriptor(Version::V2025_11_25);
         assert_eq!(new["title"], "Save the offer");
         assert_eq!(new["annotations"]["readOnlyHint"], false);
         assert_eq!(new["annotations"]["destructiveHint"], false);
@@ -281,13 +292,57 @@ mod tests {
         let uri = crate::card::resource_uri();
         assert_eq!(new["_meta"]["ui"]["resourceUri"], uri);
         assert_eq!(new["_meta"]["ui/resourceUri"], uri);
-        let mid = registry::descriptor(tool, Version::V2025_03_26);
+        assert!(new["_meta"]["ui"].get("visibility").is_none());
+        let mid = descriptor(Version::V2025_03_26);
         assert!(mid.get("title").is_none() && mid.get("outputSchema").is_none());
         assert_eq!(mid["annotations"]["title"], "Save the offer");
         assert_eq!(mid["_meta"]["ui"]["resourceUri"], uri);
-        let old = registry::descriptor(tool, Version::V2024_11_05);
+        let old = descriptor(Version::V2024_11_05);
         assert!(old.get("annotations").is_none() && old.get("title").is_none());
         assert_eq!(old["_meta"]["ui/resourceUri"], uri);
+        let app = find("decide_approval").unwrap();
+        let app = serde_json::to_value(registry::descriptor(app, &app.schemas().unwrap(), Version::LATEST));
+        assert_eq!(app.unwrap()["_meta"]["ui"]["visibility"], serde_json::json!(["app"]));
+    }
+
+    /// The Worker embeds the schemas generated here (`src/tools/schemas.json`, see `schema`'s
+    /// module doc) rather than deriving them: this fails when that file no longer matches the
+    /// types, and `UPDATE_SNAPSHOTS=1 cargo test` rewrites it.
+    #[test]
+    fn embedded_schemas_are_current() {
+        let mut derived = serde_json::Map::new();
+        for tool in ALL {
+            derived.insert(
+                tool.name().to_owned(),
+                serde_json::json!({ "input": tool.input_schema(), "output": tool.output_schema() }),
+            );
+        }
+        let mut text = serde_json::to_string_pretty(&derived).unwrap();
+        text.push('\n');
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/tools/schemas.json");
+        let updating = std::env::var_os("UPDATE_SNAPSHOTS").is_some();
+        if updating {
+            std::fs::write(path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "the tools' schemas changed; review and run UPDATE_SNAPSHOTS=1 cargo test"
+        );
+        if updating {
+            // This test binary embeds the previous file; the next build embeds the new one.
+            return;
+        }
+        // What the Worker serves: the table build.rs made from the file, looked up by name.
+        let mut names: Vec<&str> = ALL.iter().map(|t| t.name()).collect();
+        names.sort_unstable();
+        assert_eq!(schema::embedded_names(), names, "the embedded table lists exactly the tools");
+        for tool in ALL {
+            let embedded = schema::embedded(tool.name()).unwrap();
+            let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+            assert_eq!(parse(&embedded.input), tool.input_schema(), "{}: input schema", tool.name());
+            assert_eq!(parse(&embedded.output), tool.output_schema(), "{}: output schema", tool.name());
+        }
     }
 
     /// The committed snapshot of `tools/list` for an acting Claude-app token: any change to a

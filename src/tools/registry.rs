@@ -8,6 +8,7 @@ use std::pin::Pin;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::schema;
@@ -247,12 +248,25 @@ pub trait DynTool: Sync {
     fn access(&self) -> Access;
     /// Hints.
     fn hints(&self) -> Hints;
-    /// The derived input schema.
-    fn input_schema(&self) -> Value;
-    /// The derived output schema.
-    fn output_schema(&self) -> Value;
+    /// The input and output schemas (JSON text): derived from the types natively, embedded from
+    /// `src/tools/schemas.json` in the Worker (see [`schema`]). `None` only for a tool missing
+    /// from a stale embedded table, which `cargo test` does not let through.
+    fn schemas(&self) -> Option<schema::Schemas>;
     /// Validates the arguments against the input schema, decodes them and runs the handler.
     fn call<'a>(&'a self, cx: &'a ToolCx<'a>, arguments: Value) -> LocalBoxFuture<'a, ToolOutcome>;
+}
+
+// Not default methods of the trait: those would be instantiated for every tool through its
+// vtable, in the Worker too, where nothing calls them.
+impl dyn DynTool {
+    /// The input schema, parsed (for tests and checks; the wire uses [`DynTool::schemas`]).
+    pub fn input_schema(&self) -> Value {
+        self.schemas().and_then(|s| crate::json::parse(&*s.input).ok()).unwrap_or_default()
+    }
+    /// The output schema, parsed.
+    pub fn output_schema(&self) -> Value {
+        self.schemas().and_then(|s| crate::json::parse(&*s.output).ok()).unwrap_or_default()
+    }
 }
 
 impl<T: Tool> DynTool for T {
@@ -271,84 +285,147 @@ impl<T: Tool> DynTool for T {
     fn hints(&self) -> Hints {
         T::HINTS
     }
-    fn input_schema(&self) -> Value {
-        schema::input_schema::<T::Input>()
+    #[cfg(not(target_arch = "wasm32"))]
+    fn schemas(&self) -> Option<schema::Schemas> {
+        Some(schema::derived::<T::Input, T::Output>())
     }
-    fn output_schema(&self) -> Value {
-        schema::output_schema::<T::Output>()
+    #[cfg(target_arch = "wasm32")]
+    fn schemas(&self) -> Option<schema::Schemas> {
+        schema::embedded(T::NAME)
     }
 
+    // Only decoding the input, running the handler and encoding the output depend on `T`; the
+    // rest is in non-generic helpers, so that it exists once in the Worker rather than once per
+    // tool (38 copies).
     fn call<'a>(&'a self, cx: &'a ToolCx<'a>, arguments: Value) -> LocalBoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let refuse = |r: Refusal| ToolOutcome::refusal(&r, T::NAME, cx.request_id);
-            // MCP 2025-11-25 (SEP-1303): input validation errors are tool results with
-            // `isError`, so the model can correct itself.
-            if let Err(why) = schema::validate(&cached_input_schema::<T>(), &arguments) {
-                return refuse(Refusal::InvalidArguments(why));
-            }
-            let input: T::Input = match serde_json::from_value(arguments) {
-                Ok(input) => input,
-                Err(e) => return refuse(Refusal::InvalidArguments(e.to_string())),
-            };
-            match self.call(cx, input).await {
-                Ok(reply) => match serde_json::to_value(&reply.data) {
-                    Ok(data) => ToolOutcome {
-                        text: reply.text,
-                        structured: Some(data),
-                        outcome: Outcome::Ok,
-                        detail: None,
-                    },
-                    Err(e) => refuse(Refusal::Internal(format!("serialising output: {e}"))),
+            let input = check_arguments(self, &arguments).and_then(|()| {
+                serde_json::from_value::<T::Input>(arguments)
+                    .map_err(|e| Refusal::InvalidArguments(e.to_string()))
+            });
+            let result = match input {
+                Ok(input) => match self.call(cx, input).await {
+                    Ok(reply) => Ok((reply.text, serde_json::to_value(&reply.data))),
+                    Err(refusal) => Err(refusal),
                 },
-                Err(refusal) => refuse(refusal),
-            }
+                Err(refusal) => Err(refusal),
+            };
+            finish(result, T::NAME, cx.request_id)
         })
     }
 }
 
-/// Input schemas are derived once per isolate; validation runs on every call.
-fn cached_input_schema<T: Tool>() -> std::rc::Rc<Value> {
+/// MCP 2025-11-25 (SEP-1303): input validation errors are tool results with `isError`, so the
+/// model can correct itself. The arguments are checked against the very schema `tools/list`
+/// shows, parsed once per isolate and tool.
+fn check_arguments(tool: &dyn DynTool, arguments: &Value) -> Result<(), Refusal> {
     use std::cell::RefCell;
     use std::collections::HashMap;
     use std::rc::Rc;
     thread_local! {
         static CACHE: RefCell<HashMap<&'static str, Rc<Value>>> = RefCell::new(HashMap::new());
     }
-    CACHE.with(|cache| {
-        Rc::clone(
-            cache.borrow_mut().entry(T::NAME).or_insert_with(|| Rc::new(schema::input_schema::<T::Input>())),
-        )
-    })
+    let cached = CACHE.with(|cache| cache.borrow().get(tool.name()).cloned());
+    let schema = match cached {
+        Some(schema) => schema,
+        None => {
+            let parsed = tool
+                .schemas()
+                .and_then(|s| crate::json::parse(&*s.input).ok())
+                .ok_or_else(|| Refusal::Internal(format!("no input schema for {}", tool.name())))?;
+            let schema = Rc::new(parsed);
+            CACHE.with(|cache| cache.borrow_mut().insert(tool.name(), Rc::clone(&schema)));
+            schema
+        }
+    };
+    schema::validate(&schema, arguments).map_err(Refusal::InvalidArguments)
+}
+
+/// The outcome of a call: the reply with its data, or the refusal.
+fn finish(
+    result: Result<(String, serde_json::Result<Value>), Refusal>,
+    tool: &str,
+    request_id: &str,
+) -> ToolOutcome {
+    match result {
+        Ok((text, Ok(data))) => {
+            ToolOutcome { text, structured: Some(data), outcome: Outcome::Ok, detail: None }
+        }
+        Ok((_, Err(e))) => {
+            ToolOutcome::refusal(&Refusal::Internal(format!("serialising output: {e}")), tool, request_id)
+        }
+        Err(refusal) => ToolOutcome::refusal(&refusal, tool, request_id),
+    }
+}
+
+/// A `tools/list` entry (MCP-CONFORMANCE TL-06), with the schemas copied in as they are.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Descriptor<'a> {
+    name: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    title: Option<&'static str>,
+    description: &'static str,
+    input_schema: &'a RawValue,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    annotations: Option<Annotations>,
+    #[serde(rename = "_meta")]
+    meta: Meta,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Annotations {
+    title: &'static str,
+    read_only_hint: bool,
+    destructive_hint: bool,
+    idempotent_hint: bool,
+    open_world_hint: bool,
+}
+
+#[derive(Serialize)]
+struct Meta {
+    ui: Ui,
+    #[serde(rename = "ui/resourceUri")]
+    resource_uri: &'static str,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Ui {
+    resource_uri: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    visibility: Option<[&'static str; 1]>,
 }
 
 /// The tool's `tools/list` entry, shaped for `version` (MCP-CONFORMANCE TL-06: `title`,
 /// `outputSchema` from 2025-06-18, `annotations` from 2025-03-26; `_meta.ui` on every version,
-/// because MCP Apps hosts may negotiate old versions).
-pub fn descriptor(tool: &dyn DynTool, version: Version) -> Value {
+/// because MCP Apps hosts may negotiate old versions). `None` if a schema is not valid JSON.
+pub fn descriptor<'a>(
+    tool: &dyn DynTool,
+    schemas: &'a schema::Schemas,
+    version: Version,
+) -> Option<Descriptor<'a>> {
     let uri = card::resource_uri();
-    let mut ui = json!({ "resourceUri": uri });
-    if tool.access() == Access::App {
-        ui["visibility"] = json!(["app"]);
-    }
-    let mut d = json!({
-        "name": tool.name(),
-        "description": tool.description(),
-        "inputSchema": tool.input_schema(),
-        "_meta": { "ui": ui, "ui/resourceUri": uri },
-    });
-    if version.has_structured_content() {
-        d["title"] = Value::from(tool.title());
-        d["outputSchema"] = tool.output_schema();
-    }
-    if version.has_annotations() {
-        let hints = tool.hints();
-        d["annotations"] = json!({
-            "title": tool.title(),
-            "readOnlyHint": tool.access() == Access::Read,
-            "destructiveHint": false,
-            "idempotentHint": hints.idempotent,
-            "openWorldHint": hints.open_world,
-        });
-    }
-    d
+    let structured = version.has_structured_content();
+    Some(Descriptor {
+        name: tool.name(),
+        title: structured.then(|| tool.title()),
+        description: tool.description(),
+        input_schema: serde_json::from_str(&schemas.input).ok()?,
+        output_schema: if structured { Some(serde_json::from_str(&schemas.output).ok()?) } else { None },
+        annotations: version.has_annotations().then(|| Annotations {
+            title: tool.title(),
+            read_only_hint: tool.access() == Access::Read,
+            destructive_hint: false,
+            idempotent_hint: tool.hints().idempotent,
+            open_world_hint: tool.hints().open_world,
+        }),
+        meta: Meta {
+            ui: Ui { resource_uri: uri, visibility: (tool.access() == Access::App).then_some(["app"]) },
+            resource_uri: uri,
+        },
+    })
 }

@@ -5,10 +5,58 @@
 //! schema before serde turns them into the input type: a limit written once as
 //! `#[schemars(length(max = 500))]` is both advertised and enforced. A catalogue test makes sure
 //! no input schema uses a keyword this validator does not enforce.
+//!
+//! The schemas depend only on the types, so they are derived natively, never in the Worker:
+//! `cargo test` writes them to `src/tools/schemas.json` (`UPDATE_SNAPSHOTS=1`) and fails when
+//! that file is stale, `build.rs` turns it into a table of compact JSON strings, and the Worker
+//! serves and validates against those ([`embedded`]). Schema derivation (schemars and the
+//! `JsonSchema` impls of every tool type) is therefore dead code in the Worker, which the linker
+//! drops. Native builds (the tests) derive them directly.
 
+use std::borrow::Cow;
+
+#[cfg(not(target_arch = "wasm32"))]
 use schemars::JsonSchema;
+#[cfg(not(target_arch = "wasm32"))]
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
+
+/// A tool's input and output schemas, as JSON text.
+#[derive(Debug, Clone)]
+pub struct Schemas {
+    /// The schema of the arguments.
+    pub input: Cow<'static, str>,
+    /// The schema of the `structuredContent`.
+    pub output: Cow<'static, str>,
+}
+
+#[cfg(any(test, target_arch = "wasm32"))]
+mod table {
+    include!(concat!(env!("OUT_DIR"), "/schemas.rs"));
+}
+
+/// The schemas of the tool `name` as generated into `src/tools/schemas.json`, if it is there.
+#[cfg(any(test, target_arch = "wasm32"))]
+pub fn embedded(name: &str) -> Option<Schemas> {
+    let i = table::SCHEMAS.binary_search_by(|(n, _, _)| (*n).cmp(name)).ok()?;
+    let (_, input, output) = table::SCHEMAS[i];
+    Some(Schemas { input: Cow::Borrowed(input), output: Cow::Borrowed(output) })
+}
+
+/// The names in the embedded table, in its order.
+#[cfg(test)]
+pub fn embedded_names() -> Vec<&'static str> {
+    table::SCHEMAS.iter().map(|(n, _, _)| *n).collect()
+}
+
+/// The schemas of `I` (arguments) and `O` (`structuredContent`), derived from the types.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn derived<I: JsonSchema, O: JsonSchema>() -> Schemas {
+    Schemas {
+        input: Cow::Owned(input_schema::<I>().to_string()),
+        output: Cow::Owned(output_schema::<O>().to_string()),
+    }
+}
 
 /// Keywords the validator enforces, plus annotations it may ignore safely.
 pub const SUPPORTED_KEYWORDS: &[&str] = &[
@@ -36,6 +84,7 @@ pub const SUPPORTED_KEYWORDS: &[&str] = &[
     "examples",
 ];
 
+#[cfg(not(target_arch = "wasm32"))]
 fn settings() -> SchemaSettings {
     SchemaSettings::draft2020_12().with(|s| {
         // Each tool schema is self-contained: no `$defs`/`$ref` for a model or a client to chase.
@@ -44,6 +93,7 @@ fn settings() -> SchemaSettings {
     })
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The schema of a tool's arguments (deserialisation contract).
 pub fn input_schema<T: JsonSchema>() -> Value {
     let mut schema = settings().for_deserialize().into_generator().into_root_schema_for::<T>().to_value();
@@ -51,6 +101,7 @@ pub fn input_schema<T: JsonSchema>() -> Value {
     schema
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// The schema of a tool's `structuredContent` (serialisation contract), with `kind` as a
 /// `const`. Output structs carry `#[serde(tag = "kind", rename = "<kind>")]`, which schemars
 /// reports as the root title; enums of several kinds already carry a `const` per variant.
@@ -73,6 +124,7 @@ pub fn output_schema<T: JsonSchema>() -> Value {
     schema
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 fn strip_root_annotations(schema: &mut Value) {
     if let Some(object) = schema.as_object_mut() {
         object.remove("title");
@@ -81,6 +133,7 @@ fn strip_root_annotations(schema: &mut Value) {
     unwrap_descriptions(schema);
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 /// Doc comments are wrapped at the source's line width; a description is one paragraph. Also
 /// drops schemars' `uint8`…`uint64` formats, which no JSON Schema vocabulary defines (clients'
 /// validators warn about them); the `minimum: 0` schemars writes beside them says the same.

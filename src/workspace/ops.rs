@@ -21,7 +21,10 @@ use crate::tools::{Refusal, Tool, ToolCx};
 
 /// One request to a workspace.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
+// Externally tagged (`{"overview": {…}}`), not `tag = "op"`: an internally tagged enum is read
+// through serde's buffering `Content` deserializer, a second copy of every type inside it in the
+// wasm. Ops only travel between the Worker and its own Durable Object, never stored.
+#[serde(rename_all = "snake_case")]
 pub enum Op {
     /// The approval `id`, for the workspace's signed-in owner `subject` (`/app/approvals/{id}`).
     GetApproval {
@@ -78,7 +81,8 @@ pub enum Op {
 
 /// The answer to an [`Op`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "reply", rename_all = "snake_case")]
+// Externally tagged, like `Op`.
+#[serde(rename_all = "snake_case")]
 pub enum OpReply {
     /// An approval, as the web page shows it (`decideHere` is true while it is pending).
     Approval {

@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// Where the bytes of a wasm module go: sections, then code size per crate and the largest
+// functions, named from the module's `name` section (build with `NAMES=1 OPT=1 bin/build` to
+// keep it; the deployed build strips it). Also prints the raw and gzip -9 sizes.
+//
+//   node scripts/wasm-size.mjs [build/index_bg.wasm] [--top N] [--crate NAME] [--json]
+//
+// `--crate serde_json` lists the largest functions of one crate; `--json` prints the whole
+// breakdown as JSON (for comparing two builds).
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+
+const args = process.argv.slice(2);
+const flag = (name, fallback) => {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const [value] = args.splice(i, 2).slice(1);
+  return value;
+};
+const top = Number(flag('--top', 25));
+const onlyCrate = flag('--crate', null);
+const asJson = args.includes('--json') && args.splice(args.indexOf('--json'), 1);
+const file = args[0] ?? 'build/index_bg.wasm';
+const bytes = readFileSync(file);
+
+let pos = 0;
+const u8 = () => bytes[pos++];
+function leb() {
+  let result = 0;
+  let shift = 0;
+  for (;;) {
+    const b = u8();
+    result += (b & 0x7f) * 2 ** shift;
+    if (!(b & 0x80)) return result;
+    shift += 7;
+  }
+}
+const str = () => {
+  const len = leb();
+  const s = bytes.toString('utf8', pos, pos + len);
+  pos += len;
+  return s;
+};
+
+if (bytes.readUInt32LE(0) !== 0x6d736100) throw new Error(`${file} is not a wasm module`);
+pos = 8;
+const SECTION = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export',
+  'start', 'element', 'code', 'data', 'datacount', 'tag'];
+const sections = [];
+let importedFuncs = 0;
+const bodies = []; // {size, start} by defined function index
+const names = new Map();
+while (pos < bytes.length) {
+  const id = u8();
+  const size = leb();
+  const start = pos;
+  const end = pos + size;
+  let label = SECTION[id] ?? `section ${id}`;
+  if (id === 0) {
+    label = `custom "${str()}"`;
+    if (label === 'custom "name"') {
+      while (pos < end) {
+        const sub = u8();
+        const subEnd = leb() + pos;
+        if (sub === 1) {
+          for (let n = leb(); n > 0; n--) {
+            const idx = leb();
+            names.set(idx, str());
+          }
+        }
+        pos = subEnd;
+      }
+    }
+  } else if (id === 2) {
+    for (let n = leb(); n > 0; n--) {
+      str();
+      str();
+      const kind = u8();
+      if (kind === 0) { leb(); importedFuncs++; }
+      else if (kind === 1) { u8(); const f = u8(); leb(); if (f & 1) leb(); }
+      else if (kind === 2) { const f = u8(); leb(); if (f & 1) leb(); }
+      else if (kind === 3) { u8(); u8(); }
+      else if (kind === 4) { u8(); leb(); }
+    }
+  } else if (id === 10) {
+    for (let n = leb(); n > 0; n--) {
+      const len = leb();
+      bodies.push({ size: len + 1 + Math.floor(Math.log2(Math.max(len, 1)) / 7), start: pos, end: pos + len });
+      pos += len;
+    }
+  }
+  sections.push({ label, size, start });
+  pos = end;
+}
+
+// Legacy Rust mangling (`_ZN4core3fmt5write17h…E`) to a path; names wasm-bindgen writes are
+// already plain.
+function demangle(name) {
+  if (!name.startsWith('_ZN')) return name;
+  const parts = [];
+  let i = 3;
+  while (i < name.length && name[i] !== 'E') {
+    let j = i;
+    while (/[0-9]/.test(name[j])) j++;
+    const len = Number(name.slice(i, j));
+    if (!len) break;
+    parts.push(name.slice(j, j + len));
+    i = j + len;
+  }
+  if (parts.length && /^h[0-9a-f]{16}$/.test(parts.at(-1))) parts.pop();
+  return parts.join('::')
+    .replace(/\$LT\$/g, '<').replace(/\$GT\$/g, '>').replace(/\$u20\$/g, ' ')
+    .replace(/\$u7b\$/g, '{').replace(/\$u7d\$/g, '}').replace(/\$RF\$/g, '&')
+    .replace(/\$BP\$/g, '*').replace(/\$C\$/g, ',').replace(/\$u27\$/g, "'")
+    .replace(/\$u5b\$/g, '[').replace(/\$u5d\$/g, ']').replace(/\$u3b\$/g, ';')
+    .replace(/\$u21\$/g, '!').replace(/\.\./g, '::');
+}
+
+// The crate a function belongs to: the first path segment, or for `<A as B>::f` the crate of A
+// when A is a path and of B when A is a type parameter or a primitive (`<T as Tool>::call`).
+function crateOf(path) {
+  let p = path.replace(/\[[0-9a-f]+\]/g, '');
+  if (/^(?:__wbg|__wbindgen|__externref|wasm_bindgen::__rt)/.test(p)) return 'wasm-bindgen glue';
+  const qualified = p.match(/^<(.*?) as (.*?)>::/);
+  if (qualified) {
+    const self = qualified[1].replace(/^(?:&|mut |dyn |\*const |\*mut )+/, '');
+    p = /^[a-z_][a-z0-9_]*::/.test(self) ? self : qualified[2];
+  }
+  const m = p.match(/^<?([a-z_][a-z0-9_]*)::/);
+  return m ? m[1] : '(other)';
+}
+
+const functions = bodies.map(({ size, start, end }, i) => {
+  const raw = names.get(importedFuncs + i) ?? `func[${importedFuncs + i}]`;
+  const name = demangle(raw);
+  return { name, size, start, end, crate: crateOf(name) };
+});
+const code = functions.reduce((s, f) => s + f.size, 0);
+const byCrate = new Map();
+for (const f of functions) {
+  const c = byCrate.get(f.crate) ?? { size: 0, count: 0, bodies: [] };
+  c.size += f.size;
+  c.count++;
+  c.bodies.push(bytes.subarray(f.start, f.end));
+  byCrate.set(f.crate, c);
+}
+// Each crate's code compressed on its own, in module order: an estimate of what it adds to the
+// gzip size (code that repeats other crates' code compresses better in the whole module).
+const crates = [...byCrate]
+  .map(([crate, c]) => ({ crate, size: c.size, count: c.count, gzip: gzipSync(Buffer.concat(c.bodies), { level: 9 }).length }))
+  .sort((a, b) => b.size - a.size);
+const chosen = onlyCrate ? functions.filter((f) => f.crate === onlyCrate) : functions;
+const largest = [...chosen].sort((a, b) => b.size - a.size).slice(0, top);
+const gzip = gzipSync(bytes, { level: 9 }).length;
+
+if (asJson) {
+  const strip = ({ start, end, ...f }) => f;
+  console.log(JSON.stringify({ file, raw: bytes.length, gzip, sections, code, crates, largest: largest.map(strip) }, null, 2));
+  process.exit(0);
+}
+const kb = (n) => `${(n / 1024).toFixed(1).padStart(8)} KiB`;
+const pct = (n, of) => `${((100 * n) / of).toFixed(1).padStart(5)}%`;
+console.log(`${file}: ${kb(bytes.length)} raw, ${kb(gzip)} gzip -9, ${functions.length} functions`);
+console.log(names.size ? '' : '(no name section: rebuild with NAMES=1 for names)\n');
+console.log('sections (raw, gzip -9 of the section alone)');
+for (const s of sections) {
+  const z = gzipSync(bytes.subarray(s.start, s.start + s.size), { level: 9 }).length;
+  console.log(`  ${kb(s.size)} ${pct(s.size, bytes.length)} ${kb(z)}  ${s.label}`);
+}
+console.log('\ncode by crate (raw, share, gzip -9 of its code alone)');
+for (const c of crates.slice(0, top)) {
+  console.log(`  ${kb(c.size)} ${pct(c.size, code)} ${kb(c.gzip)}  ${String(c.count).padStart(5)} fns  ${c.crate}`);
+}
+console.log(`\nlargest functions${onlyCrate ? ` of ${onlyCrate}` : ''}`);
+for (const f of largest) console.log(`  ${kb(f.size)}  ${f.name.slice(0, 150)}`);
