@@ -59,6 +59,19 @@ function fillForm(html, pageUrl, email) {
   return { action, method, fields };
 }
 
+/**
+ * The three Workers share one PUBLIC_URL (so one set of access tokens works on all of them),
+ * which is not where this Worker listens: its metadata, forms and redirects name PUBLIC_URL. A
+ * browser would be at PUBLIC_URL; here each of those URLs is sent to the Worker's own socket, and
+ * form POSTs carry PUBLIC_URL's origin, as the browser's would.
+ */
+const PUBLIC_ORIGIN = new URL(PUBLIC_URL).origin;
+let WORKER_ORIGIN = PUBLIC_ORIGIN;
+const local = (u) => {
+  const url = new URL(u);
+  return url.origin === PUBLIC_ORIGIN ? WORKER_ORIGIN + url.pathname + url.search : url.toString();
+};
+
 /** Runs one authorization and returns its refresh token. */
 async function grant(meta, clientId, i) {
   const jar = new Jar();
@@ -77,12 +90,12 @@ async function grant(meta, clientId, i) {
   });
   let request = { url: authorize.toString(), method: "GET", body: undefined };
   for (let step = 0; step < 12; step++) {
-    const res = await fetch(request.url, {
+    const res = await fetch(local(request.url), {
       method: request.method,
       redirect: "manual",
       headers: {
         cookie: jar.header(),
-        ...(request.body ? { "content-type": "application/x-www-form-urlencoded", origin: new URL(request.url).origin } : {}),
+        ...(request.body ? { "content-type": "application/x-www-form-urlencoded", origin: PUBLIC_ORIGIN } : {}),
       },
       body: request.body,
     });
@@ -93,7 +106,7 @@ async function grant(meta, clientId, i) {
       if (next.toString().startsWith(REDIRECT_URI)) {
         const code = next.searchParams.get("code");
         if (!code) throw new Error(`authorization refused: ${next.searchParams.get("error")}`);
-        const token = await fetch(meta.token_endpoint, {
+        const token = await fetch(local(meta.token_endpoint), {
           method: "POST",
           headers: { "content-type": "application/x-www-form-urlencoded" },
           body: form({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, client_id: clientId, code_verifier: verifier, resource: `${PUBLIC_URL}/v1/mcp` }),
@@ -133,8 +146,9 @@ export async function refreshScenario(origin, connections, say) {
     return null;
   }
   try {
+    WORKER_ORIGIN = origin;
     const meta = await (await fetch(`${origin}/.well-known/oauth-authorization-server`)).json();
-    const registered = await fetch(meta.registration_endpoint, {
+    const registered = await fetch(local(meta.registration_endpoint), {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({

@@ -10,6 +10,7 @@ pub mod billing_http;
 pub mod card;
 pub mod compliance;
 pub mod config;
+pub mod dates;
 pub mod deliverability;
 pub mod emails;
 pub mod estimate;

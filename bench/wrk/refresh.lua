@@ -2,11 +2,13 @@
 -- present the token the previous answer returned: every connection draws a token from a pool
 -- seeded with one grant per connection (BENCH_REFRESH_TOKENS, one per line) and puts the
 -- rotated one back. A failed answer drops its token; the pool then runs dry and wrk reports
--- status errors, which bench/run.mjs treats as a failed scenario.
+-- status errors, which bench/run.mjs counts. A dry pool never reuses a token already sent: the
+-- server treats a second use of a rotated token as a replay (after its short retry window) and
+-- revokes the whole grant (OAuth 2.1 §4.3.1), so a reused token would fail every request of that
+-- chain after it; an empty pool sends a token that is plainly invalid instead.
 local pool = {}
 for line in string.gmatch(os.getenv("BENCH_REFRESH_TOKENS") or "", "[^\n]+") do pool[#pool + 1] = line end
 local client = os.getenv("BENCH_CLIENT_ID") or ""
-local last = pool[1] or "none"
 
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/x-www-form-urlencoded"
@@ -17,8 +19,7 @@ local function encode(s)
 end
 
 function request()
-  local token = table.remove(pool) or last
-  last = token
+  local token = table.remove(pool) or "pool-empty"
   local body = "grant_type=refresh_token&refresh_token=" .. encode(token) .. "&client_id=" .. encode(client)
   return wrk.format(nil, nil, nil, body)
 end

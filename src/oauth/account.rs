@@ -3,8 +3,6 @@
 //! against the session). Disconnecting revokes the grant: its refresh token is refused at once
 //! and its access tokens at their next call that reaches the workspace.
 
-use chrono::DateTime;
-
 use super::grants::{AccountOp, AccountReply, GrantSummary};
 use super::pages::{self, Page};
 use super::session::{self, Session};
@@ -15,8 +13,7 @@ use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 
 fn date(ms: i64) -> String {
-    DateTime::from_timestamp_millis(ms)
-        .map_or_else(String::new, |d| d.format("%Y-%m-%d %H:%M UTC").to_string())
+    crate::dates::utc_minute(ms).unwrap_or_default()
 }
 
 fn revoke_purpose(grant_id: &str) -> String {

@@ -39,17 +39,17 @@ pub fn add_business_days(date: NaiveDate, n: u32) -> NaiveDate {
 
 /// `YYYY-MM-DD`.
 pub fn iso(date: NaiveDate) -> String {
-    date.format("%Y-%m-%d").to_string()
+    crate::dates::ymd(date)
 }
 
 /// For people: `Tue 1 Dec 2026`.
 pub fn human(date: NaiveDate) -> String {
-    date.format("%a %-d %b %Y").to_string()
+    crate::dates::human(date)
 }
 
 /// Parses `YYYY-MM-DD`.
 pub fn parse_iso(s: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").ok()
+    crate::dates::parse_ymd(s.trim())
 }
 
 /// Midnight UTC of `date`, in ms.

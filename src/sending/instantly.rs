@@ -76,9 +76,7 @@ fn parse_time(s: &str) -> Option<i64> {
 }
 
 fn iso_time(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string())
-        .unwrap_or_default()
+    crate::dates::rfc3339_ms(ms).unwrap_or_default()
 }
 
 /// The error message of an Instantly error body, if it has one.
@@ -647,6 +645,8 @@ impl SendingPlatform for Instantly<'_> {
                 email: email.to_ascii_lowercase(),
                 status,
                 setup_pending: v.get("setup_pending").and_then(Value::as_bool).unwrap_or(false),
+                // Instantly's account object has no setup completion time.
+                setup_done_at: None,
                 warmup_on: warmup == 1,
                 warmup_blocked: warmup < 0,
                 warmup_started_at: v

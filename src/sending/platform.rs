@@ -182,6 +182,9 @@ pub struct Account {
     pub status: AccountStatus,
     /// Still being set up (domain, DNS, mailbox).
     pub setup_pending: bool,
+    /// When its setup finished (ms), when the platform says so; otherwise the workspace records
+    /// when it first saw the setup done.
+    pub setup_done_at: Option<i64>,
     /// Whether warm-up runs.
     pub warmup_on: bool,
     /// Warm-up is banned or suspended for it.

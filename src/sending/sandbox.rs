@@ -1001,6 +1001,9 @@ impl SendingPlatform for Sandbox<'_> {
                 Account {
                     status: AccountStatus::Active,
                     setup_pending: a.ready_at > at,
+                    // The simulated platform knows when setup finished, so the date shown does not
+                    // depend on when the sync happened to look (the sandbox is deterministic).
+                    setup_done_at: (a.ready_at <= at).then_some(a.ready_at),
                     warmup_on,
                     warmup_blocked: false,
                     warmup_started_at: if a.pre_warmed != 0 {

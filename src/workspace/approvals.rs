@@ -436,9 +436,7 @@ pub fn decides_here(cx: &ToolCx<'_>) -> bool {
 
 /// A date for people, in UTC.
 pub fn when(ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(ms)
-        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-        .unwrap_or_else(|| ms.to_string())
+    crate::dates::utc_minute(ms).unwrap_or_else(|| ms.to_string())
 }
 
 /// The Markdown text for the model about an approval, the same for every approval tool.

@@ -200,7 +200,8 @@ pub fn recent_imports(db: &dyn Db, limit: i64) -> Result<Vec<Import>, StoreError
 
 /// The month of a platform time, `YYYY-MM` (UTC).
 pub fn month_of(ms: i64) -> String {
-    crate::estimate::date_of(ms).format("%Y-%m").to_string()
+    let date = crate::estimate::date_of(ms);
+    format!("{:04}-{:02}", chrono::Datelike::year(&date), chrono::Datelike::month(&date))
 }
 
 /// Creates the job if it does not exist yet (the same id always means the same job) and

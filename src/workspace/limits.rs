@@ -22,8 +22,7 @@ const CURRENT: &str = "current";
 
 /// The UTC calendar month of `now_ms`, as `YYYY-MM`.
 pub fn period(now_ms: i64) -> String {
-    chrono::DateTime::from_timestamp_millis(now_ms)
-        .map_or_else(|| "1970-01".into(), |t| t.format("%Y-%m").to_string())
+    crate::dates::month(now_ms).unwrap_or_else(|| "1970-01".into())
 }
 
 /// When the month after `now_ms`'s begins (ms, UTC): when monthly counters restart.

@@ -680,7 +680,7 @@ pub async fn sync_setup<P: SendingPlatform>(
                 a.health.map(i64::from).into(),
                 a.warmup_started_at.into(),
                 (!a.setup_pending).into(),
-                at.into(),
+                a.setup_done_at.unwrap_or(at).into(),
                 (status == MailboxStatus::Ready).into(),
                 at.into(),
                 at.into(),
