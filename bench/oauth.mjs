@@ -28,11 +28,14 @@ class Jar {
 const attr = (tag, name) => tag.match(new RegExp(`\\b${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)'|([^\\s>]+))`, "i"))?.slice(1).find((x) => x !== undefined);
 const unescape = (s) => (s ?? "").replace(/&amp;/g, "&").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">");
 
-/** The fields a person would submit from the first form on `html`: approve, never deny. */
+/**
+ * The fields a person would submit on `html`: the page's own form (sign-in or consent), never
+ * the sign-out form of the page bar, and approve, never deny.
+ */
 function fillForm(html, pageUrl, email) {
-  const formMatch = html.match(/<form\b[^>]*>[\s\S]*?<\/form>/i);
-  if (!formMatch) return null;
-  const formHtml = formMatch[0];
+  const forms = html.match(/<form\b[^>]*>[\s\S]*?<\/form>/gi) ?? [];
+  const formHtml = forms.find((f) => !/action\s*=\s*["']?[^"'>\s]*signout/i.test(f.match(/<form\b[^>]*>/i)[0]));
+  if (!formHtml) return null;
   const open = formHtml.match(/<form\b[^>]*>/i)[0];
   const action = new URL(unescape(attr(open, "action") ?? ""), pageUrl).toString();
   const method = (attr(open, "method") ?? "GET").toUpperCase();
@@ -167,7 +170,7 @@ export async function refreshScenario(origin, connections, say) {
       return out;
     };
     await grants(1);
-    say(`refresh grant: token endpoint found; ${connections} grants are made before each run`);
+    say(`refresh grant: token endpoint found; ${connections + 1} grants are made before each run`);
     const tokenPath = new URL(meta.token_endpoint).pathname;
     return {
       id: "refresh",
@@ -176,7 +179,9 @@ export async function refreshScenario(origin, connections, say) {
       workers: ["ours", "floor"],
       script: "refresh.lua",
       wrkEnv: () => ({ BENCH_CLIENT_ID: clientId, BENCH_REFRESH_TOKENS: "" }),
-      reseed: async (name) => (name === "floor" ? {} : { BENCH_REFRESH_TOKENS: (await grants(connections)).join("\n") }),
+      // One grant more than connections: wrk calls request() once before it opens them (for
+      // a request it never sends), which takes a token out of the pool for good.
+      reseed: async (name) => (name === "floor" ? {} : { BENCH_REFRESH_TOKENS: (await grants(connections + 1)).join("\n") }),
       async check(url) {
         const [token] = await grants(1);
         const res = await fetch(`${url}${tokenPath}`, {

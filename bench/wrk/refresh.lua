@@ -1,6 +1,7 @@
 -- The refresh grant under load. Refresh tokens rotate on every use, so each request must
 -- present the token the previous answer returned: every connection draws a token from a pool
--- seeded with one grant per connection (BENCH_REFRESH_TOKENS, one per line) and puts the
+-- seeded with one grant per connection, plus one for the request wrk builds once and never sends
+-- (BENCH_REFRESH_TOKENS, one per line) and puts the
 -- rotated one back. A failed answer drops its token; the pool then runs dry and wrk reports
 -- status errors, which bench/run.mjs counts. A dry pool never reuses a token already sent: the
 -- server treats a second use of a rotated token as a replay (after its short retry window) and

@@ -394,20 +394,65 @@ async fn find_client(
     if !is_dcr_client_id(client_id) {
         return Ok(None);
     }
+    if let Some(client) = recently_read(client_id, now_ms) {
+        return Ok(Some(client));
+    }
     let decode = |doc: &str| {
-        crate::json::decode::<Client>(doc).map_err(|e| OAuthError::unavailable(format!("client record: {e}")))
+        let client = crate::json::decode::<Client>(doc)
+            .map_err(|e| OAuthError::unavailable(format!("client record: {e}")))?;
+        remember(&client, now_ms);
+        Ok(Some(client))
     };
     match kv.get(kv_key(client_id)).await {
-        Ok(Some(doc)) => return decode(&doc).map(Some),
+        Ok(Some(doc)) => return decode(&doc),
         Ok(None) => {}
         Err(e) => return Err(OAuthError::unavailable(e.to_string())),
     }
     let op = StateOp::Peek { kind: EntryKind::Client, key: client_id.to_owned(), binding: String::new() };
     match objects.state(fallback_object(client_id), op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => decode(&doc).map(Some),
+        Ok(StateReply::Doc { doc: Some(doc) }) => decode(&doc),
         Ok(_) => Ok(None),
         Err(e) => Err(OAuthError::unavailable(format!("client fallback: {e}"))),
     }
+}
+
+/// How long this isolate reuses a registered client's record it has read. A dynamically
+/// registered client never changes and is never deleted (its record is only rewritten, equal
+/// but for `stored_at`, by [`renew_if_old`], which refreshes this copy too), so a copy is as good
+/// as the record; the bound only caps memory and the life of a copy of a record that expired
+/// unused. Every refresh grant and every authorization request looks its client up: without
+/// this, each paid a KV read (in the benchmark, Miniflare's KV simulation was most of the CPU of
+/// a refresh).
+const CLIENT_COPY_MS: i64 = 5 * 60_000;
+/// At most this many copies; the map is emptied when full.
+const CLIENT_COPIES: usize = 256;
+
+thread_local! {
+    static CLIENT_COPY: std::cell::RefCell<std::collections::HashMap<String, (Client, i64)>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+fn recently_read(client_id: &str, now_ms: i64) -> Option<Client> {
+    CLIENT_COPY.with(|copies| {
+        copies
+            .borrow()
+            .get(client_id)
+            .filter(|(_, read_at)| (0..CLIENT_COPY_MS).contains(&(now_ms - read_at)))
+            .map(|(client, _)| client.clone())
+    })
+}
+
+fn remember(client: &Client, now_ms: i64) {
+    if client.source != Source::Dcr {
+        return;
+    }
+    CLIENT_COPY.with(|copies| {
+        let mut copies = copies.borrow_mut();
+        if copies.len() >= CLIENT_COPIES {
+            copies.clear();
+        }
+        copies.insert(client.client_id.clone(), (client.clone(), now_ms));
+    });
 }
 
 /// Writes a dynamically registered client's record again when it is old, so that clients in use
@@ -418,7 +463,9 @@ pub async fn renew_if_old(kv: &dyn Kv, client: &Client, now_ms: i64) -> Result<(
     }
     let renewed = Client { stored_at: now_ms, ..client.clone() };
     let doc = serde_json::to_string(&renewed).map_err(|e| e.to_string())?;
-    kv.put(kv_key(&client.client_id), doc, CLIENT_TTL_SECS).await.map_err(|e| e.to_string())
+    kv.put(kv_key(&client.client_id), doc, CLIENT_TTL_SECS).await.map_err(|e| e.to_string())?;
+    remember(&renewed, now_ms);
+    Ok(())
 }
 
 /// Credentials presented at the token or revocation endpoint.
@@ -613,6 +660,43 @@ mod tests {
         assert_ne!(public_client_id(&a), public_client_id(&c));
         assert!(is_dcr_client_id(&public_client_id(&a)));
         assert!(!is_dcr_client_id("vsc_../../x"));
+    }
+
+    /// A registered client read once is found again from this isolate's copy for a few minutes
+    /// (here with KV down), and from KV after that.
+    #[test]
+    fn registered_clients_are_kept_for_a_while() {
+        use crate::http::Platform;
+        let p = crate::testing::TestPlatform::new();
+        let config = crate::testing::test_config();
+        let metadata = meta(json!({"redirect_uris": ["https://example.com/cb"], "token_endpoint_auth_method": "none", "client_name": "copy test"})).unwrap();
+        let client = Client {
+            client_id: public_client_id(&metadata),
+            metadata,
+            client_id_issued_at: 0,
+            secret_hash: None,
+            source: Source::Dcr,
+            stored_at: p.now_ms(),
+        };
+        let find_now = |p: &crate::testing::TestPlatform| {
+            crate::testing::block_on(find(
+                &config,
+                p.kv(),
+                p.objects(),
+                p.outbound(),
+                &client.client_id,
+                p.now_ms(),
+            ))
+        };
+        crate::testing::block_on(store(p.kv(), p.objects(), client.clone(), p.now_ms())).unwrap();
+        assert_eq!(find_now(&p).unwrap(), Some(client.clone()));
+        p.kv_down.set(true);
+        p.advance(CLIENT_COPY_MS - 1);
+        assert_eq!(find_now(&p).unwrap(), Some(client.clone()), "the copy, without KV");
+        p.advance(1);
+        assert!(find_now(&p).is_err(), "past its time the copy is not used");
+        p.kv_down.set(false);
+        assert_eq!(find_now(&p).unwrap(), Some(client));
     }
 
     #[test]
