@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Where the bytes of a wasm module go: sections, then code size per crate and the largest
-// functions, named from the module's `name` section (build with `NAMES=1 OPT=1 bin/build` to
+// functions, named from the module's `name` section (build with `NAMES=1 bin/build` to
 // keep it; the deployed build strips it). Also prints the raw and gzip -9 sizes.
 //
 //   node scripts/wasm-size.mjs [build/index_bg.wasm] [--top N] [--crate NAME] [--json]
