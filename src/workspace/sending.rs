@@ -249,7 +249,12 @@ pub struct Choices {
 
 /// The settled choices that still hold, in order: each needs the one before.
 pub fn current(db: &dyn Db) -> Result<Choices, StoreError> {
-    let mut out = Choices { sizing: sizing(db)?.filter(|s| s.confirmed_at.is_some()), ..Choices::default() };
+    current_from(db, sizing(db)?)
+}
+
+/// [`current`], from the saved sizing already read.
+fn current_from(db: &dyn Db, sized: Option<Sizing>) -> Result<Choices, StoreError> {
+    let mut out = Choices { sizing: sized.filter(|s| s.confirmed_at.is_some()), ..Choices::default() };
     let Some(cap) = out.sizing.as_ref().map(|s| s.doc.capacity.clone()) else { return Ok(out) };
     let Some(Choice { settled: Settled::Source { source }, basis, .. }) = choice(db, ChoiceStep::Source)?
     else {
@@ -553,8 +558,8 @@ pub struct SizingSummary {
 
 /// Where the user is on the sending steps.
 pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
-    let ch = current(db)?;
     let sized = sizing(db)?;
+    let ch = current_from(db, sized.clone())?;
     let boxes = mailboxes(db)?;
     let ordered = !orders(db)?.is_empty();
     let campaign = super::campaigns::find(db, None)?.map(|c| CampaignSummary {
