@@ -31,11 +31,13 @@ const DARK_TOO = ["workspace", "approval", "choice", "campaign", "replies", "sen
 const SHOTS = process.env.UPDATE_SCREENSHOTS ? join(ROOT, "docs/card") : mkdtempSync(join(tmpdir(), "vibesell-card-"));
 mkdirSync(SHOTS, { recursive: true });
 
-// What a host like Claude hands over: theme, locale, time zone and its design tokens.
+// What a host like Claude hands over: theme, locale, time zone and its design tokens. The host's
+// zone is neither UTC nor the browser's own (BROWSER_ZONE), so a view that formats a timestamp in
+// the wrong zone, or shifts a calendar day, shows another day or hour and fails.
 const LIGHT = {
   theme: "light",
   locale: "en-GB",
-  timeZone: "Europe/London",
+  timeZone: "America/New_York",
   displayMode: "inline",
   availableDisplayModes: ["inline"],
   platform: "web",
@@ -72,12 +74,13 @@ const DARK = {
 };
 
 let worker, client, browser, page, html, cardUri;
+const BROWSER_ZONE = "Pacific/Auckland";
 
 before(async () => {
   worker = await startWorker();
   client = await connect(worker, { scope: "mcp mcp:act" });
   browser = await launchBrowser();
-  page = await openHost(browser, { now: NOW });
+  page = await openHost(browser, { now: NOW, timezoneId: BROWSER_ZONE });
   // As a host does it: the tool names its card, and the card is read from the server.
   const { tools } = await client.listTools();
   cardUri = tools.find((t) => t.name === "get_workspace_context")._meta.ui.resourceUri;
@@ -278,7 +281,7 @@ test("a refusal (isError) shows why, and nothing else", async () => {
 
 // ---- what each kind must show ------------------------------------------------------------------
 // For every kind, the values of a real result the card must put on the page, formatted as the
-// card formats them for the host's locale and time zone (LIGHT: en-GB, Europe/London). They are
+// card formats them for the host's locale and time zone (LIGHT: en-GB, America/New_York). They are
 // derived from the result itself, so a view that stops reading a field (or reads one that is gone)
 // leaves a value off the page and fails here, with the fixtures and with the Worker's own results.
 const LOCALE = LIGHT.locale;

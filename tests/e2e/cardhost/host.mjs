@@ -63,10 +63,11 @@ export function launchBrowser() {
 
 /**
  * Opens a host page. `onCallTool(params)` answers the card's `tools/call` (a CallToolResult, or
- * throws to make the host answer with a JSON-RPC error). `now` fixes the page's clock (ms).
+ * throws to make the host answer with a JSON-RPC error). `now` fixes the page's clock (ms);
+ * `timezoneId` sets the browser's own time zone (the machine's by default).
  */
-export async function openHost(browser, { onCallTool, now, viewport = { width: 720, height: 900 } } = {}) {
-  const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
+export async function openHost(browser, { onCallTool, now, viewport = { width: 720, height: 900 }, timezoneId } = {}) {
+  const context = await browser.newContext({ viewport, deviceScaleFactor: 1, timezoneId });
   const page = await context.newPage();
   const problems = []; // page errors, CSP refusals, console errors
   const requests = [];
