@@ -236,12 +236,9 @@ async fn decide(
     id: &str,
     trace: &mut Trace,
 ) -> HttpResponse {
-    let form = match session::page_form(req, config) {
+    let form = match session::page_form(req, config, trace) {
         Ok(form) => form,
-        Err(page) => {
-            trace.outcome = "refused";
-            return page;
-        }
+        Err(page) => return page,
     };
     if !is_approval_id(id) {
         return not_found(trace);

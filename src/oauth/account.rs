@@ -80,7 +80,7 @@ pub async fn revoke(
     platform: &dyn Platform,
     trace: &mut Trace,
 ) -> HttpResponse {
-    let form = match session::page_form(req, config) {
+    let form = match session::page_form(req, config, trace) {
         Ok(form) => form,
         Err(page) => return page,
     };

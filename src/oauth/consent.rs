@@ -160,12 +160,9 @@ pub async fn decide(
     platform: &dyn Platform,
     trace: &mut Trace,
 ) -> HttpResponse {
-    let form = match session::page_form(req, config) {
+    let form = match session::page_form(req, config, trace) {
         Ok(form) => form,
-        Err(page) => {
-            trace.outcome = "refused";
-            return page;
-        }
+        Err(page) => return page,
     };
     let Some(handle) = valid_handle(form.get("request").ok().flatten()) else {
         return unknown_request(trace);

@@ -926,6 +926,33 @@ mod consent {
     }
 }
 
+/// Every page form POST refused by `session::page_form` (cross-site, not a form, too large)
+/// answers the refusal page and is logged as refused, whichever page it was for.
+#[test]
+fn page_form_refusals_are_logged_as_refused() {
+    let p = TestPlatform::new();
+    let big = vec![b'a'; 20 * 1024];
+    for path in ["/v1/oauth/consent", "/app/account/revoke", "/app/signin/dev", "/app/signout"] {
+        for (headers, body, status, code) in [
+            (
+                vec![
+                    ("content-type", "application/x-www-form-urlencoded"),
+                    ("origin", "https://evil.example"),
+                ],
+                &b"a=1"[..],
+                403,
+                "csrf",
+            ),
+            (vec![("content-type", "application/json")], &b"{}"[..], 400, "invalid_request"),
+            (vec![("content-type", "application/x-www-form-urlencoded")], &big[..], 400, "invalid_request"),
+        ] {
+            let (r, trace) = p.send(&request("POST", path, &headers, body));
+            assert_eq!((r.status, data_error(&r).as_deref()), (status, Some(code)), "{path}");
+            assert_eq!(trace.outcome, "refused", "{path} {code}");
+        }
+    }
+}
+
 mod token_endpoint {
     use super::*;
 

@@ -350,30 +350,32 @@ pub(crate) fn unavailable_page(e: &OAuthError) -> HttpResponse {
     )
 }
 
-/// Checks the form POSTs of the pages: form encoding, size, and no cross-site `Origin`.
-pub(crate) fn page_form(req: &HttpRequest, config: &Config) -> Result<Form, HttpResponse> {
+/// Checks the form POSTs of the pages: form encoding, size, and no cross-site `Origin`. A refusal
+/// is logged as `refused`.
+pub(crate) fn page_form(req: &HttpRequest, config: &Config, trace: &mut Trace) -> Result<Form, HttpResponse> {
+    let refuse = |trace: &mut Trace, status, code, title, next| {
+        trace.outcome = "refused";
+        trace.detail = Some(format!("page form: {title}"));
+        Err(pages::error(status, code, title, next))
+    };
     if req
         .header("origin")
         .is_some_and(|o| crate::config::normalize_origin(o).as_deref() != Some(config.issuer()))
     {
-        return Err(pages::error(
+        return refuse(
+            trace,
             403,
             "csrf",
             "This form came from another site",
             "Nothing was changed. Start again from VibeSell.",
-        ));
+        );
     }
     if !form::is_form_content_type(req.header("content-type")) {
-        return Err(pages::error(
-            400,
-            "invalid_request",
-            "Unexpected form",
-            "Send the form as the page does.",
-        ));
+        return refuse(trace, 400, "invalid_request", "Unexpected form", "Send the form as the page does.");
     }
     match req.body.as_deref() {
         Some(body) if body.len() <= MAX_OAUTH_BODY_BYTES => Ok(Form::parse(body)),
-        _ => Err(pages::error(400, "invalid_request", "The form is too large", "Nothing was changed.")),
+        _ => refuse(trace, 400, "invalid_request", "The form is too large", "Nothing was changed."),
     }
 }
 
@@ -411,7 +413,7 @@ pub async fn dev_signin(
         trace.outcome = "http_error";
         return pages::error(404, "not_found", "Not found", "There is no such page.");
     }
-    let form = match page_form(req, config) {
+    let form = match page_form(req, config, trace) {
         Ok(form) => form,
         Err(page) => return page,
     };
@@ -464,7 +466,7 @@ pub async fn signout(
     platform: &dyn Platform,
     trace: &mut Trace,
 ) -> HttpResponse {
-    let form = match page_form(req, config) {
+    let form = match page_form(req, config, trace) {
         Ok(form) => form,
         Err(page) => return page,
     };
