@@ -99,6 +99,22 @@ export function memoryOf(pid) {
 }
 
 /**
+ * CPU seconds `pid` has used so far, user and system, all threads (Linux `/proc/<pid>/stat`,
+ * fields 14 and 15, in clock ticks of 1/100 s: `getconf CLK_TCK` is 100 on Linux). NaN where
+ * there is no procfs.
+ */
+export function cpuSecondsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name (field 2) is in parentheses and may hold spaces: count after it.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
  * Starts one of the three Workers in its own workerd. `inspectorPort` enables the DevTools
  * protocol (for profiles). Returns { name, url, pid, stop() }.
  */

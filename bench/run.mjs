@@ -12,6 +12,7 @@ import { join } from "node:path";
 import {
   ROOT,
   WORKER_NAMES,
+  cpuSecondsOf,
   memoryOf,
   pin,
   scenarios,
@@ -27,7 +28,7 @@ const ROUNDS = env("BENCH_ROUNDS", 3);
 const DURATION = env("BENCH_DURATION", 5);
 const WARMUP = env("BENCH_WARMUP", 1);
 const CONNECTIONS = env("BENCH_CONNECTIONS", 16);
-const COLD = env("BENCH_COLD", 5);
+const COLD = env("BENCH_COLD", 9);
 const ONLY = process.env.BENCH_ONLY?.split(",").filter(Boolean);
 // On 2 cores: workerd gets core 1 to itself, wrk (and this idle Node process) core 0.
 const PIN = process.env.BENCH_NO_PIN !== "1" && os.cpus().length >= 2;
@@ -134,10 +135,12 @@ function summarize(run, expectStatus) {
 }
 
 async function coldStarts(names, scenario) {
-  const out = {};
-  for (const name of names) {
-    const samples = [];
-    for (let i = 0; i < COLD; i++) {
+  // Interleaved like the throughput runs, so that a burst of load on the machine spreads over
+  // all three Workers; the minimum is shown beside the median because a cold start is one
+  // short measurement that any other process on the machine can only make longer.
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  for (let i = 0; i < COLD; i++) {
+    for (const name of names) {
       const started = performance.now();
       const w = await startWorker(name);
       const readyMs = performance.now() - started;
@@ -145,15 +148,20 @@ async function coldStarts(names, scenario) {
       const second = await sendOnce(w.url, scenario, { floor: name === "floor" });
       await w.stop();
       if (first.status !== 200) throw new Error(`${name}: cold ${scenario.id} answered ${first.status}`);
-      samples.push({ ready_ms: readyMs, first_ms: first.ms, second_ms: second.ms });
+      samples[name].push({ ready_ms: readyMs, first_ms: first.ms, second_ms: second.ms });
     }
+  }
+  const out = {};
+  for (const name of names) {
+    const s = samples[name];
     out[name] = {
-      ready_ms: median(samples.map((s) => s.ready_ms)),
-      first_request_ms: median(samples.map((s) => s.first_ms)),
-      second_request_ms: median(samples.map((s) => s.second_ms)),
-      samples,
+      ready_ms: median(s.map((x) => x.ready_ms)),
+      first_request_ms: median(s.map((x) => x.first_ms)),
+      first_request_min_ms: Math.min(...s.map((x) => x.first_ms)),
+      second_request_ms: median(s.map((x) => x.second_ms)),
+      samples: s,
     };
-    say(`cold start ${name}: workerd ready in ${out[name].ready_ms.toFixed(0)} ms, first request ${out[name].first_request_ms.toFixed(1)} ms (median of ${COLD})`);
+    say(`cold start ${name}: workerd ready in ${out[name].ready_ms.toFixed(0)} ms, first request ${out[name].first_request_ms.toFixed(1)} ms (median of ${COLD}; min ${out[name].first_request_min_ms.toFixed(1)})`);
   }
   return out;
 }
@@ -222,11 +230,13 @@ async function main() {
             await wrk({ url, script, env: e, seconds: WARMUP });
           }
           if (s.reseed) Object.assign(e, await s.reseed(name));
+          const cpuBefore = cpuSecondsOf(workers[name].pid);
           const r = summarize(await wrk({ url, script, env: e, seconds: DURATION }), name === "floor" ? 200 : s.expectStatus);
+          r.cpu_us = ((cpuSecondsOf(workers[name].pid) - cpuBefore) * 1e6) / r.requests;
           (runs[s.id] ??= {})[name] ??= [];
           runs[s.id][name].push(r);
           done++;
-          say(`[${done}/${total}] round ${round + 1} ${s.id.padEnd(18)} ${name.padEnd(8)} ${fmt(r.rps).padStart(6)} req/s  p50 ${fmt(r.p50_ms, 2)} ms  p99 ${fmt(r.p99_ms, 2)} ms${r.errors ? `  ${r.errors} ERRORS` : ""}`);
+          say(`[${done}/${total}] round ${round + 1} ${s.id.padEnd(18)} ${name.padEnd(8)} ${fmt(r.rps).padStart(6)} req/s  p50 ${fmt(r.p50_ms, 2)} ms  p99 ${fmt(r.p99_ms, 2)} ms  CPU ${fmt(r.cpu_us)} µs/req${r.errors ? `  ${r.errors} ERRORS` : ""}`);
         }
       }
     }
@@ -248,6 +258,7 @@ async function main() {
           rps_max: Math.max(...rs.map((r) => r.rps)),
           p50_ms: median(rs.map((r) => r.p50_ms)),
           p99_ms: median(rs.map((r) => r.p99_ms)),
+          cpu_us: median(rs.map((r) => r.cpu_us)),
           errors: rs.reduce((n, r) => n + r.errors, 0),
           runs: rs,
         };
@@ -258,6 +269,8 @@ async function main() {
         ours_vs_baseline: ratio(per.ours?.rps, per.baseline?.rps),
         ours_vs_floor: ratio(per.ours?.rps, per.floor?.rps),
         p99_ours_vs_floor: ratio(per.ours?.p99_ms, per.floor?.p99_ms),
+        cpu_ours_vs_baseline: ratio(per.ours?.cpu_us, per.baseline?.cpu_us),
+        cpu_ours_vs_floor: ratio(per.ours?.cpu_us, per.floor?.cpu_us),
         floor_note: s.floorPath ? "floor answers from a Durable Object (/do)" : undefined,
       };
     }
@@ -320,15 +333,28 @@ function markdown(r) {
     L.push(`| ${x.title}${x.floor_note ? "¹" : ""} | ${cell("ours")} | ${cell("baseline")} | ${cell("floor")} | ${lat("ours")} | ${lat("baseline")} | ${lat("floor")} | ${fmt(x.ours_vs_baseline, 2)}× | ${fmt(x.ours_vs_floor * 100)}% |`);
   }
   if (Object.values(r.results).some((x) => x.floor_note)) L.push("", "¹ The floor for these answers from a Durable Object (`/do`): a Worker → Durable Object round trip and nothing else.");
+  L.push("");
+  L.push("CPU time of each Worker's workerd process per request (user + system, all threads, from `/proc/<pid>/stat`, median of the rounds). It varies less with the machine's load than req/s does (other processes still slow it through shared caches and cores), so it is the steadier comparison of the three Workers' per-request cost:");
+  L.push("");
+  L.push("| scenario | ours µs/req | baseline µs/req | floor µs/req | ours ÷ baseline | ours ÷ floor |");
+  L.push("|---|---:|---:|---:|---:|---:|");
+  for (const x of Object.values(r.results)) {
+    const w = x.workers;
+    const c = (n) => (w[n] && Number.isFinite(w[n].cpu_us) ? fmt(w[n].cpu_us) : "n/a");
+    const q = (v) => (Number.isFinite(v) ? `${fmt(v, 2)}×` : "—");
+    L.push(`| ${x.title} | ${c("ours")} | ${c("baseline")} | ${c("floor")} | ${q(x.cpu_ours_vs_baseline)} | ${q(x.cpu_ours_vs_floor)} |`);
+  }
   for (const s of r.skipped) L.push("", `Not measured: ${s}.`);
   L.push("");
   if (r.build.wasm) L.push(`wasm (\`${r.build.wasm.path}\`${r.build.opt ? ", wasm-opt" : ""}): ${fmt(r.build.wasm.raw / 1024)} KiB raw, ${fmt(r.build.wasm.gzip / 1024)} KiB gzip -9.`);
   L.push("");
-  L.push("| Worker | cold: workerd ready | cold: first request | second request | peak RSS of its workerd |");
+  L.push(`Cold start: ${r.settings.cold_starts} fresh workerd processes per Worker, interleaved; the first request is \`tools/list\` (ours answers 157 KB, the floor 40 bytes).`);
+  L.push("");
+  L.push("| Worker | cold: workerd ready | cold: first request, median (min) | second request | peak RSS of its workerd |");
   L.push("|---|---:|---:|---:|---:|");
   for (const n of WORKER_NAMES) {
     const c = r.cold_start[n];
-    L.push(`| ${n} | ${fmt(c.ready_ms)} ms | ${fmt(c.first_request_ms, 1)} ms | ${fmt(c.second_request_ms, 1)} ms | ${fmt(r.memory[n].peak_rss / 2 ** 20)} MiB |`);
+    L.push(`| ${n} | ${fmt(c.ready_ms)} ms | ${fmt(c.first_request_ms, 1)} ms (${fmt(c.first_request_min_ms, 1)}) | ${fmt(c.second_request_ms, 1)} ms | ${fmt(r.memory[n].peak_rss / 2 ** 20)} MiB |`);
   }
   L.push("");
   L.push("| target | value | met |");

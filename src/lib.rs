@@ -26,6 +26,7 @@ pub mod mcp;
 pub mod oauth;
 pub mod outbound;
 pub mod plans;
+pub mod rehearsal;
 pub mod providers;
 pub mod sending;
 pub mod store;

@@ -239,3 +239,41 @@ test("one structured log line per request, with no token in it", async () => {
   assert.match(line.rid, /^req_/);
   assert.ok(!worker.logs.join("\n").includes(token), "the token never reaches the logs");
 });
+
+/** The start lines logged so far (one per isolate that loaded the module). */
+async function startLines(w) {
+  for (let i = 0; i < 40; i++) {
+    const lines = w.logs.flatMap((l) => {
+      try {
+        const v = JSON.parse(l);
+        return v.event === "start" ? [v] : [];
+      } catch {
+        return [];
+      }
+    });
+    if (lines.length > 0) return lines;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return [];
+}
+
+test("an isolate reads its configuration and rehearses its hot paths at start, and says so", async () => {
+  // The rehearsal runs inside the runtime's global scope, where I/O, timers and random values
+  // are refused: a rehearsed path that needed one would show here as a status other than the
+  // real one.
+  const lines = await startLines(worker);
+  assert.ok(lines.length >= 1, "a start line is logged");
+  for (const line of lines) assert.deepEqual(line, { event: "start", config: "ok", rehearsal: "ok" });
+});
+
+test("a bad configuration is named in the start line, before any request", async () => {
+  const broken = await startWorker({ vars: { JWT_SIGNING_KEYS: "no-colon-here" } });
+  try {
+    const [line] = await startLines(broken);
+    assert.match(line.config, /JWT_SIGNING_KEYS/);
+    assert.equal(line.rehearsal, "ok", "the rehearsal has its own configuration");
+    assert.ok(!broken.logs.join("\n").includes("no-colon-here"), "the value itself is not logged");
+  } finally {
+    await broken.stop();
+  }
+});
