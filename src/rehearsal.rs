@@ -99,7 +99,14 @@ pub fn rehearse() -> Vec<(&'static str, u16)> {
             let status = match now(http::route(req, &platform, "rehearsal")) {
                 Some((response, trace)) => {
                     // The log line is part of every request's path too.
-                    let _ = crate::log::request_line("rehearsal", &req.method, &req.path, response.status, &trace, 0);
+                    let _ = crate::log::request_line(
+                        "rehearsal",
+                        &req.method,
+                        &req.path,
+                        response.status,
+                        &trace,
+                        0,
+                    );
                     response.status
                 }
                 None => 0,
@@ -121,7 +128,13 @@ fn post(bearer: Option<&str>, version: Option<&str>, body: String) -> HttpReques
     if let Some(version) = version {
         headers.push(("mcp-protocol-version".to_owned(), version.to_owned()));
     }
-    HttpRequest { method: "POST".into(), path: "/v1/mcp".into(), query: None, headers, body: Some(body.into_bytes()) }
+    HttpRequest {
+        method: "POST".into(),
+        path: "/v1/mcp".into(),
+        query: None,
+        headers,
+        body: Some(body.into_bytes()),
+    }
 }
 
 fn get(path: &str) -> HttpRequest {
@@ -213,7 +226,11 @@ impl Kv for Rehearsal {
 }
 
 impl AuthObjects for Rehearsal {
-    fn state(&self, _name: String, _op: state::StateOp) -> LocalBoxFuture<'_, Result<state::StateReply, ObjectError>> {
+    fn state(
+        &self,
+        _name: String,
+        _op: state::StateOp,
+    ) -> LocalBoxFuture<'_, Result<state::StateReply, ObjectError>> {
         Box::pin(async { Err(ObjectError::Failed(REFUSED.to_owned())) })
     }
     fn account(

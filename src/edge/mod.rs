@@ -10,8 +10,8 @@ mod workspace_do;
 
 use std::cell::OnceCell;
 
-use wasm_bindgen::JsCast;
 use std::rc::Rc;
+use wasm_bindgen::JsCast;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
