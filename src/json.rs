@@ -1,15 +1,25 @@
-//! JSON text to typed values, in one place, through [`Value`].
+//! JSON text and [`Value`]s to typed values, in one place, through one deserializer.
 //!
-//! Every `Deserialize` type is compiled once per deserializer it meets. Tool arguments and
-//! database rows are decoded from a [`Value`]; decoding text through `serde_json::from_str` as
-//! well compiled a second copy of every type read from text (a `Deserializer<StrRead>` per type,
-//! with its map and sequence accessors), tens of kilobytes of the Worker's wasm. Parsing into a
-//! `Value` first is one shared parser, and the typed step reuses the copies rows and tool
-//! arguments already need. The cost is a second pass over the parsed tree, small beside the
-//! request around it: these are short documents (records, object answers, provider replies).
+//! Every `Deserialize` type is compiled once per deserializer it meets. Tool arguments, stored
+//! documents, provider replies and database rows are all decoded here, so each type exists once
+//! in the Worker's wasm:
+//!
+//! - Text is parsed into a [`Value`] first ([`decode`]): one shared parser, where
+//!   `serde_json::from_str` compiled a second copy of every type read from text (a
+//!   `Deserializer<StrRead>` per type, with its map and sequence accessors). The cost is a second
+//!   pass over the parsed tree, small beside the request around it: these are short documents.
+//! - A [`Value`] is read by [`from_value`], not `serde_json::from_value`. serde_json's `Value`
+//!   deserializer also lets a struct be read from an array (`[1, "x"]` for `{a: 1, b: "x"}`),
+//!   which compiled every struct's sequence path next to its map path: dead code nothing here
+//!   sends, about 60 KB of the Worker's wasm. This one reads structs from objects only, and
+//!   otherwise answers exactly as serde_json's does (same visitor calls, same error messages).
+//! - Database rows ([`from_entries`], used by `store::Rows`) go through the same map access, so a
+//!   type read both from a row and from a document shares its decoding code.
 
-use serde::de::DeserializeOwned;
-use serde_json::Value;
+use std::borrow::Cow;
+
+use serde::de::{self, DeserializeOwned, DeserializeSeed, Expected, Unexpected, Visitor};
+use serde_json::{Error, Map, Value};
 
 /// Parses JSON text (UTF-8 bytes or a string).
 pub fn parse(text: impl AsRef<[u8]>) -> serde_json::Result<Value> {
@@ -18,5 +28,553 @@ pub fn parse(text: impl AsRef<[u8]>) -> serde_json::Result<Value> {
 
 /// Parses JSON text into `T` (what `serde_json::from_str` does, through a [`Value`]).
 pub fn decode<T: DeserializeOwned>(text: impl AsRef<[u8]>) -> serde_json::Result<T> {
-    T::deserialize(parse(text)?)
+    from_value(parse(text)?)
+}
+
+/// Reads `T` from a [`Value`] (what `serde_json::from_value` does, structs from objects only).
+pub fn from_value<T: DeserializeOwned>(value: Value) -> serde_json::Result<T> {
+    T::deserialize(ValueDeserializer(value))
+}
+
+/// Reads `T` from named values, as from an object with these entries in this order (a database
+/// row: column names and their values).
+pub fn from_entries<'a, T: DeserializeOwned>(
+    entries: impl Iterator<Item = (&'a str, Value)> + 'a,
+) -> serde_json::Result<T> {
+    let entries: Entries<'a> = Box::new(entries.map(|(key, value)| (Cow::Borrowed(key), value)));
+    T::deserialize(EntriesDeserializer(entries))
+}
+
+/// The entries of an object or row, boxed so that one [`MapAccess`] type serves both.
+type Entries<'a> = Box<dyn Iterator<Item = (Cow<'a, str>, Value)> + 'a>;
+
+/// What serde's messages call the value (`invalid type: string "x", expected u32`), as
+/// serde_json's `Value` deserializer names it.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => Unexpected::Unsigned(u),
+            (None, Some(i)) => Unexpected::Signed(i),
+            _ => Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
+}
+
+// Not generic: one copy for every visitor.
+fn invalid_type(value: &Value, expected: &dyn Expected) -> Error {
+    de::Error::invalid_type(unexpected(value), expected)
+}
+
+struct ValueDeserializer(Value);
+
+/// The numbers a visitor is given: `u64` for non-negative integers, `i64` for negative ones,
+/// `f64` otherwise (serde_json's `Number` without arbitrary precision).
+fn visit_number<'de, V: Visitor<'de>>(n: &serde_json::Number, visitor: V) -> Result<V::Value, Error> {
+    match (n.as_u64(), n.as_i64(), n.as_f64()) {
+        (Some(u), _, _) => visitor.visit_u64(u),
+        (None, Some(i), _) => visitor.visit_i64(i),
+        (None, None, f) => visitor.visit_f64(f.unwrap_or(f64::NAN)),
+    }
+}
+
+fn visit_array<'de, V: Visitor<'de>>(array: Vec<Value>, visitor: V) -> Result<V::Value, Error> {
+    let len = array.len();
+    let mut seq = SeqAccess(array.into_iter());
+    let value = visitor.visit_seq(&mut seq)?;
+    if seq.0.len() == 0 { Ok(value) } else { Err(de::Error::invalid_length(len, &"fewer elements in array")) }
+}
+
+fn visit_object<'de, V: Visitor<'de>>(object: Map<String, Value>, visitor: V) -> Result<V::Value, Error> {
+    visit_entries(Box::new(object.into_iter().map(|(key, value)| (Cow::Owned(key), value))), visitor)
+}
+
+fn visit_entries<'de, V: Visitor<'de>>(entries: Entries<'_>, visitor: V) -> Result<V::Value, Error> {
+    let mut map = MapAccess { entries, value: None, count: 0 };
+    let value = visitor.visit_map(&mut map)?;
+    if map.entries.next().is_none() {
+        Ok(value)
+    } else {
+        Err(de::Error::invalid_length(map.count, &"fewer elements in map"))
+    }
+}
+
+impl<'de> de::Deserializer<'de> for ValueDeserializer {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Null => visitor.visit_unit(),
+            Value::Bool(b) => visitor.visit_bool(b),
+            Value::Number(n) => visit_number(&n, visitor),
+            Value::String(s) => visitor.visit_string(s),
+            Value::Array(a) => visit_array(a, visitor),
+            Value::Object(o) => visit_object(o, visitor),
+        }
+    }
+
+    fn deserialize_bool<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Bool(b) => visitor.visit_bool(b),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Number(n) => visit_number(&n, visitor),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+
+    serde::forward_to_deserialize_any! { i128 u128 bytes byte_buf }
+
+    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_i64(visitor)
+    }
+
+    fn deserialize_char<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::String(s) => visitor.visit_string(s),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_string(visitor)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Null => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_unit<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Null => visitor.visit_unit(),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+    fn deserialize_unit_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_unit(visitor)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Array(a) => visit_array(a, visitor),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+    fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_seq(visitor)
+    }
+    fn deserialize_tuple_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _len: usize,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_seq(visitor)
+    }
+
+    fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Value::Object(o) => visit_object(o, visitor),
+            other => Err(invalid_type(&other, &visitor)),
+        }
+    }
+    /// Objects only: the one difference from serde_json, which also reads a struct from an array
+    /// of its fields in order (see the module comment).
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        self.deserialize_map(visitor)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        let (variant, value) = match self.0 {
+            Value::Object(object) => {
+                let mut entries = object.into_iter();
+                match (entries.next(), entries.next()) {
+                    (Some((variant, value)), None) => (variant, Some(value)),
+                    _ => return Err(de::Error::invalid_value(Unexpected::Map, &"map with a single key")),
+                }
+            }
+            Value::String(variant) => (variant, None),
+            other => return Err(invalid_type(&other, &"string or map")),
+        };
+        visitor.visit_enum(EnumAccess { variant, value })
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        drop(self);
+        visitor.visit_unit()
+    }
+}
+
+/// A row: its entries as a map (rows only ever decode into structs and maps).
+struct EntriesDeserializer<'a>(Entries<'a>);
+
+impl<'de> de::Deserializer<'de> for EntriesDeserializer<'_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visit_entries(self.0, visitor)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+struct SeqAccess(std::vec::IntoIter<Value>);
+
+impl<'de> de::SeqAccess<'de> for SeqAccess {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
+        match self.0.next() {
+            Some(value) => seed.deserialize(ValueDeserializer(value)).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.0.len())
+    }
+}
+
+struct MapAccess<'a> {
+    entries: Entries<'a>,
+    value: Option<Value>,
+    count: usize,
+}
+
+impl<'de> de::MapAccess<'de> for MapAccess<'_> {
+    type Error = Error;
+
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+        match self.entries.next() {
+            Some((key, value)) => {
+                self.value = Some(value);
+                self.count += 1;
+                seed.deserialize(KeyDeserializer(key)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
+        match self.value.take() {
+            Some(value) => seed.deserialize(ValueDeserializer(value)),
+            None => Err(de::Error::custom("value is missing")),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        match self.entries.size_hint() {
+            (lower, Some(upper)) if lower == upper => Some(upper),
+            _ => None,
+        }
+    }
+}
+
+/// An object key: a string (no map here is keyed by numbers).
+struct KeyDeserializer<'a>(Cow<'a, str>);
+
+impl<'de> de::Deserializer<'de> for KeyDeserializer<'_> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Cow::Owned(key) => visitor.visit_string(key),
+            Cow::Borrowed(key) => visitor.visit_str(key),
+        }
+    }
+
+    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_str(&self.0)
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_some(self)
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        _variants: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visitor.visit_enum(EnumAccess { variant: self.0.into_owned(), value: None })
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        unit unit_struct seq tuple tuple_struct map struct ignored_any
+    }
+}
+
+/// An enum as serde_json writes it: `"Variant"` or `{"Variant": value}`.
+struct EnumAccess {
+    variant: String,
+    value: Option<Value>,
+}
+
+impl<'de> de::EnumAccess<'de> for EnumAccess {
+    type Error = Error;
+    type Variant = VariantAccess;
+
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, VariantAccess), Error> {
+        let variant = seed.deserialize(KeyDeserializer(Cow::Owned(self.variant)))?;
+        Ok((variant, VariantAccess(self.value)))
+    }
+}
+
+struct VariantAccess(Option<Value>);
+
+impl<'de> de::VariantAccess<'de> for VariantAccess {
+    type Error = Error;
+
+    fn unit_variant(self) -> Result<(), Error> {
+        match self.0 {
+            Some(value) => de::Deserialize::deserialize(ValueDeserializer(value)),
+            None => Ok(()),
+        }
+    }
+
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        match self.0 {
+            Some(value) => seed.deserialize(ValueDeserializer(value)),
+            None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"newtype variant")),
+        }
+    }
+
+    fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
+        match self.0 {
+            Some(Value::Array(a)) if a.is_empty() => visitor.visit_unit(),
+            Some(Value::Array(a)) => visit_array(a, visitor),
+            Some(other) => Err(invalid_type(&other, &"tuple variant")),
+            None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"tuple variant")),
+        }
+    }
+
+    fn struct_variant<V: Visitor<'de>>(
+        self,
+        _fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        match self.0 {
+            Some(Value::Object(o)) => visit_object(o, visitor),
+            Some(other) => Err(invalid_type(&other, &"struct variant")),
+            None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"struct variant")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::Deserialize;
+    use serde_json::json;
+    use std::collections::HashMap;
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct Input {
+        name: String,
+        count: u32,
+        ratio: Option<f64>,
+        #[serde(default)]
+        tags: Vec<String>,
+        kind: Kind,
+        extra: Option<HashMap<String, i64>>,
+        any: Option<Value>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    enum Kind {
+        Plain,
+        Wrapped(i64),
+        Pair(u8, u8),
+        Shaped { size: u8 },
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(tag = "kind", rename_all = "snake_case")]
+    enum Tagged {
+        One { n: i64 },
+        Two,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Flattened {
+        #[serde(flatten)]
+        inner: Inner,
+        outer: bool,
+    }
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Inner {
+        a: i64,
+    }
+
+    /// The outcome of both deserializers, errors as text: they must agree.
+    fn both<T: DeserializeOwned + PartialEq + std::fmt::Debug>(value: Value) -> Result<T, String> {
+        let ours = from_value::<T>(value.clone()).map_err(|e| e.to_string());
+        let theirs = serde_json::from_value::<T>(value).map_err(|e| e.to_string());
+        assert_eq!(ours, theirs);
+        ours
+    }
+
+    #[test]
+    fn reads_what_serde_json_reads_and_fails_as_it_fails() {
+        let good = json!({
+            "name": "x", "count": 3, "ratio": 0.5, "tags": ["a"], "kind": "plain",
+            "extra": {"k": -2}, "any": [1, {"b": null}]
+        });
+        let read = both::<Input>(good.clone()).unwrap();
+        assert_eq!(read.kind, Kind::Plain);
+        assert_eq!(read.extra, Some(HashMap::from([("k".to_owned(), -2)])));
+        let with = |key: &str, value: Value| {
+            let mut v = good.clone();
+            v[key] = value;
+            v
+        };
+        assert_eq!(both::<Input>(with("kind", json!({"wrapped": -7}))).unwrap().kind, Kind::Wrapped(-7));
+        assert_eq!(both::<Input>(with("kind", json!({"pair": [1, 2]}))).unwrap().kind, Kind::Pair(1, 2));
+        assert_eq!(
+            both::<Input>(with("kind", json!({"shaped": {"size": 4}}))).unwrap().kind,
+            Kind::Shaped { size: 4 }
+        );
+        for bad in [
+            with("count", json!(-1)),
+            with("count", json!(1.5)),
+            with("count", json!("3")),
+            with("count", json!(4_294_967_296_u64)),
+            with("name", json!(null)),
+            with("name", json!({})),
+            with("tags", json!("a")),
+            with("tags", json!([1])),
+            with("ratio", json!(true)),
+            with("kind", json!("other")),
+            with("kind", json!({"wrapped": 1, "pair": [1, 2]})),
+            with("kind", json!({})),
+            with("kind", json!(3)),
+            with("kind", json!("wrapped")),
+            with("kind", json!({"pair": [1]})),
+            with("kind", json!({"pair": [1, 2, 3]})),
+            with("kind", json!({"shaped": [4]})),
+            with("kind", json!({"plain": 1})),
+            with("extra", json!([])),
+            with("unknown", json!(1)),
+            json!("text"),
+            json!(null),
+        ] {
+            assert!(both::<Input>(bad.clone()).is_err(), "{bad}");
+        }
+        // A struct read from an array: serde_json reads it, this deserializer refuses it.
+        let array = json!([1]);
+        assert_eq!(serde_json::from_value::<Inner>(array.clone()).unwrap(), Inner { a: 1 });
+        assert_eq!(
+            from_value::<Inner>(array).unwrap_err().to_string(),
+            "invalid type: sequence, expected struct Inner"
+        );
+    }
+
+    #[test]
+    fn reads_tagged_flattened_and_plain_values() {
+        assert_eq!(both::<Tagged>(json!({"kind": "one", "n": 2})).unwrap(), Tagged::One { n: 2 });
+        assert_eq!(both::<Tagged>(json!({"kind": "two"})).unwrap(), Tagged::Two);
+        assert!(both::<Tagged>(json!({"kind": "three"})).is_err());
+        assert!(both::<Tagged>(json!({"n": 2})).is_err());
+        assert_eq!(
+            both::<Flattened>(json!({"a": 1, "outer": true})).unwrap(),
+            Flattened { inner: Inner { a: 1 }, outer: true }
+        );
+        let value = json!({"a": [1, -2, 3.5, "s", null, true, {"b": {}}]});
+        assert_eq!(both::<Value>(value.clone()).unwrap(), value);
+        assert_eq!(both::<(i64, String)>(json!([1, "x"])).unwrap(), (1, "x".to_owned()));
+        assert!(both::<(i64, String)>(json!([1, "x", 2])).is_err());
+        assert_eq!(both::<Option<u8>>(json!(null)).unwrap(), None);
+        assert_eq!(both::<()>(json!(null)).unwrap(), ());
+        assert_eq!(both::<char>(json!("c")).unwrap(), 'c');
+        assert_eq!(both::<f32>(json!(2)).unwrap(), 2.0);
+        assert!(both::<bool>(json!(0)).is_err());
+    }
+
+    #[test]
+    fn reads_entries_as_an_object() {
+        let entries = [("a", json!(5)), ("outer", json!(false))];
+        let read: Flattened = from_entries(entries.iter().map(|(k, v)| (*k, v.clone()))).unwrap();
+        assert_eq!(read, Flattened { inner: Inner { a: 5 }, outer: false });
+        let read: Inner = from_entries([("a", json!(1)), ("b", json!(2))].into_iter()).unwrap();
+        assert_eq!(read, Inner { a: 1 });
+        let error = from_entries::<Inner>([("a", json!("x"))].into_iter()).unwrap_err();
+        assert_eq!(error.to_string(), r#"invalid type: string "x", expected i64"#);
+    }
 }

@@ -121,7 +121,10 @@ impl Rows {
     }
 
     fn decode_row<T: DeserializeOwned>(&self, row: &[SqlValue]) -> Result<T, StoreError> {
-        T::deserialize(RowDeserializer { columns: &self.columns, row }).map_err(decode_error)
+        // The row as an object from column names to values (`json::from_entries`, which also
+        // decodes documents, so a type read from both has one copy of its decoding code).
+        let entries = self.columns.iter().zip(row).map(|(name, value)| (name.as_str(), value.to_json()));
+        crate::json::from_entries(entries).map_err(decode_error)
     }
     /// The first column of the first row as an integer (for `COUNT(*)` and the like).
     pub fn scalar_i64(&self) -> Option<i64> {
@@ -130,57 +133,6 @@ impl Rows {
             SqlValue::Real(f) => Some(*f as i64),
             _ => None,
         }
-    }
-}
-
-/// A row as a map from column name to value, for serde. Rows used to go through a
-/// `serde_json::Value` object, whose deserializer also lets a struct be read from an array: a
-/// copy of that path for every row type (about a hundred) that no row could ever take, and a map
-/// built and dropped per row. This one only offers the map, and each column's value is
-/// converted on its own.
-struct RowDeserializer<'a> {
-    columns: &'a [String],
-    row: &'a [SqlValue],
-}
-
-impl<'de> serde::Deserializer<'de> for RowDeserializer<'_> {
-    type Error = serde_json::Error;
-
-    fn deserialize_any<V: serde::de::Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
-        visitor.visit_map(RowAccess { columns: self.columns.iter(), row: self.row.iter(), value: None })
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
-        unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
-    }
-}
-
-struct RowAccess<'a> {
-    columns: std::slice::Iter<'a, String>,
-    row: std::slice::Iter<'a, SqlValue>,
-    value: Option<&'a SqlValue>,
-}
-
-impl<'de> serde::de::MapAccess<'de> for RowAccess<'_> {
-    type Error = serde_json::Error;
-
-    fn next_key_seed<K: serde::de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, Self::Error> {
-        let (Some(name), Some(value)) = (self.columns.next(), self.row.next()) else {
-            return Ok(None);
-        };
-        self.value = Some(value);
-        seed.deserialize(serde::de::value::StrDeserializer::<serde_json::Error>::new(name)).map(Some)
-    }
-
-    fn next_value_seed<V: serde::de::DeserializeSeed<'de>>(
-        &mut self,
-        seed: V,
-    ) -> Result<V::Value, Self::Error> {
-        seed.deserialize(self.value.take().map_or(Value::Null, SqlValue::to_json))
     }
 }
 

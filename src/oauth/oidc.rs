@@ -133,7 +133,7 @@ async fn fetch_metadata(
     let url = format!("{}/.well-known/openid-configuration", provider.issuer);
     let doc = fetch_json(outbound, OutboundRequest::get(url).header("accept", "application/json")).await?;
     let meta: ProviderMetadata =
-        serde_json::from_value(doc).map_err(|e| format!("provider metadata: {e}"))?;
+        crate::json::from_value(doc).map_err(|e| format!("provider metadata: {e}"))?;
     if meta.issuer != provider.issuer {
         return Err(format!(
             "provider metadata names issuer {:?}, expected {:?}",
@@ -252,7 +252,7 @@ pub async fn verify_id_token(
     if numeric_date(&payload, "iat").is_none_or(|iat| iat > now + LEEWAY_SECS) {
         return Err("ID token iat missing or in the future".into());
     }
-    let claims: IdClaims = serde_json::from_value(payload).map_err(|e| format!("ID token claims: {e}"))?;
+    let claims: IdClaims = crate::json::from_value(payload).map_err(|e| format!("ID token claims: {e}"))?;
     if claims.iss != issuer {
         return Err(format!("ID token issuer {:?}", claims.iss));
     }

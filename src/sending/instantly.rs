@@ -862,18 +862,18 @@ impl SendingPlatform for Instantly<'_> {
             Value::Array(items) => items.first().cloned(),
             other => Some(other.clone()),
         };
-        let totals =
-            row.and_then(|r| serde_json::from_value::<Analytics>(r).ok()).map_or_else(Totals::default, |a| {
-                Totals {
-                    leads: n(a.leads_count),
-                    contacted: n(a.contacted_count),
-                    sent: n(a.emails_sent_count),
-                    opened: n(a.open_count_unique),
-                    replied: n(a.reply_count_unique - a.reply_count_automatic_unique),
-                    bounced: n(a.bounced_count),
-                    unsubscribed: n(a.unsubscribed_count),
-                }
-            });
+        let totals = row.and_then(|r| crate::json::from_value::<Analytics>(r).ok()).map_or_else(
+            Totals::default,
+            |a| Totals {
+                leads: n(a.leads_count),
+                contacted: n(a.contacted_count),
+                sent: n(a.emails_sent_count),
+                opened: n(a.open_count_unique),
+                replied: n(a.reply_count_unique - a.reply_count_automatic_unique),
+                bounced: n(a.bounced_count),
+                unsubscribed: n(a.unsubscribed_count),
+            },
+        );
         Ok((status, totals))
     }
 

@@ -300,7 +300,7 @@ impl<T: Tool> DynTool for T {
     fn call<'a>(&'a self, cx: &'a ToolCx<'a>, arguments: Value) -> LocalBoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let input = check_arguments(self, &arguments).and_then(|()| {
-                serde_json::from_value::<T::Input>(arguments)
+                crate::json::from_value::<T::Input>(arguments)
                     .map_err(|e| Refusal::InvalidArguments(e.to_string()))
             });
             let result = match input {
