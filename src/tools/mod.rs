@@ -95,15 +95,15 @@ pub fn list_json(principal: &Principal, version: Version) -> Rc<str> {
                 .filter(|t| t.access().allows(principal))
                 .filter_map(|t| Some((*t, t.schemas()?)))
                 .collect();
-            let tools: Vec<_> = visible
-                .iter()
-                .filter_map(|(t, schemas)| registry::descriptor(*t, schemas, version))
-                .collect();
-            #[derive(serde::Serialize)]
-            struct List<'a> {
-                tools: Vec<registry::Descriptor<'a>>,
+            let mut json = String::from(r#"{"tools":["#);
+            for (i, (tool, schemas)) in visible.iter().enumerate() {
+                if i > 0 {
+                    json.push(',');
+                }
+                registry::descriptor(*tool, schemas, version).write_json(&mut json);
             }
-            serde_json::to_string(&List { tools }).unwrap_or_else(|_| r#"{"tools":[]}"#.to_owned()).into()
+            json.push_str("]}");
+            json.into()
         }))
     })
 }
@@ -280,8 +280,11 @@ mod tests {
     fn descriptors_are_shaped_by_version() {
         let tool = find("save_offer").unwrap();
         let schemas = tool.schemas().unwrap();
-        let descriptor =
-            |version| serde_json::to_value(registry::descriptor(tool, &schemas, version)).unwrap();
+        let descriptor = |version| {
+            let mut json = String::new();
+            registry::descriptor(tool, &schemas, version).write_json(&mut json);
+            serde_json::from_str::<Value>(&json).unwrap()
+        };
         let new = descriptor(Version::V2025_11_25);
         assert_eq!(new["title"], "Save the offer");
         assert_eq!(new["annotations"]["readOnlyHint"], false);
@@ -301,8 +304,10 @@ mod tests {
         assert!(old.get("annotations").is_none() && old.get("title").is_none());
         assert_eq!(old["_meta"]["ui/resourceUri"], uri);
         let app = find("decide_approval").unwrap();
-        let app = serde_json::to_value(registry::descriptor(app, &app.schemas().unwrap(), Version::LATEST));
-        assert_eq!(app.unwrap()["_meta"]["ui"]["visibility"], serde_json::json!(["app"]));
+        let mut json = String::new();
+        registry::descriptor(app, &app.schemas().unwrap(), Version::LATEST).write_json(&mut json);
+        let app: Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(app["_meta"]["ui"]["visibility"], serde_json::json!(["app"]));
     }
 
     /// The Worker embeds the schemas generated here (`src/tools/schemas.json`, see `schema`'s

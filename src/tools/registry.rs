@@ -8,7 +8,6 @@ use std::pin::Pin;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::schema;
@@ -359,19 +358,13 @@ fn finish(
 }
 
 /// A `tools/list` entry (MCP-CONFORMANCE TL-06), with the schemas copied in as they are.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct Descriptor<'a> {
     name: &'static str,
-    #[serde(skip_serializing_if = "Option::is_none")]
     title: Option<&'static str>,
     description: &'static str,
-    input_schema: &'a RawValue,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    output_schema: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    input_schema: &'a str,
+    output_schema: Option<&'a str>,
     annotations: Option<Annotations>,
-    #[serde(rename = "_meta")]
     meta: Meta,
 }
 
@@ -400,22 +393,53 @@ struct Ui {
     visibility: Option<[&'static str; 1]>,
 }
 
+impl Descriptor<'_> {
+    /// Appends the entry as JSON to `out`, the schemas as they are. Written by hand because
+    /// serde_json copies text into its output only through `RawValue`, whose feature compiled a
+    /// second JSON parser (over `&str`) into the Worker, about 5 KB gzip, for this one list.
+    /// The schemas are JSON by construction: written by serde_json, natively from the types or
+    /// by `build.rs` from `src/tools/schemas.json`.
+    pub fn write_json(&self, out: &mut String) {
+        // Serialising a string or these small structs cannot fail.
+        fn push<T: Serialize + ?Sized>(out: &mut String, value: &T) {
+            out.push_str(&serde_json::to_string(value).unwrap_or_default());
+        }
+        out.push_str("{\"name\":");
+        push(out, self.name);
+        if let Some(title) = self.title {
+            out.push_str(",\"title\":");
+            push(out, title);
+        }
+        out.push_str(",\"description\":");
+        push(out, self.description);
+        out.push_str(",\"inputSchema\":");
+        out.push_str(self.input_schema);
+        if let Some(output) = self.output_schema {
+            out.push_str(",\"outputSchema\":");
+            out.push_str(output);
+        }
+        if let Some(annotations) = &self.annotations {
+            out.push_str(",\"annotations\":");
+            push(out, annotations);
+        }
+        out.push_str(",\"_meta\":");
+        push(out, &self.meta);
+        out.push('}');
+    }
+}
+
 /// The tool's `tools/list` entry, shaped for `version` (MCP-CONFORMANCE TL-06: `title`,
 /// `outputSchema` from 2025-06-18, `annotations` from 2025-03-26; `_meta.ui` on every version,
-/// because MCP Apps hosts may negotiate old versions). `None` if a schema is not valid JSON.
-pub fn descriptor<'a>(
-    tool: &dyn DynTool,
-    schemas: &'a schema::Schemas,
-    version: Version,
-) -> Option<Descriptor<'a>> {
+/// because MCP Apps hosts may negotiate old versions).
+pub fn descriptor<'a>(tool: &dyn DynTool, schemas: &'a schema::Schemas, version: Version) -> Descriptor<'a> {
     let uri = card::resource_uri();
     let structured = version.has_structured_content();
-    Some(Descriptor {
+    Descriptor {
         name: tool.name(),
         title: structured.then(|| tool.title()),
         description: tool.description(),
-        input_schema: serde_json::from_str(&schemas.input).ok()?,
-        output_schema: if structured { Some(serde_json::from_str(&schemas.output).ok()?) } else { None },
+        input_schema: &schemas.input,
+        output_schema: structured.then_some(&*schemas.output),
         annotations: version.has_annotations().then(|| Annotations {
             title: tool.title(),
             read_only_hint: tool.access() == Access::Read,
@@ -427,5 +451,5 @@ pub fn descriptor<'a>(
             ui: Ui { resource_uri: uri, visibility: (tool.access() == Access::App).then_some(["app"]) },
             resource_uri: uri,
         },
-    })
+    }
 }
