@@ -225,7 +225,9 @@ impl sandbox::Breakdown {
             v.iter().map(|(l, n)| Bucket { label: (*l).to_owned(), count: *n }).collect()
         };
         let mut countries = buckets(&self.by_country);
-        countries.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.label.cmp(&b.label)));
+        crate::sort::sort_by(&mut countries, |a, b| {
+            b.count.cmp(&a.count).then_with(|| a.label.cmp(&b.label))
+        });
         countries.truncate(10);
         let seniority: Vec<Bucket> = self
             .by_seniority

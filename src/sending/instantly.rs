@@ -844,7 +844,7 @@ impl SendingPlatform for Instantly<'_> {
                 None => steps.push(StepTotals { step, sent, replies }),
             }
         }
-        steps.sort_by_key(|s| s.step);
+        crate::sort::sort_by_key(&mut steps, |s| s.step);
         Ok(CampaignReport { status, totals, daily, steps })
     }
 

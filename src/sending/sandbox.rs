@@ -1209,7 +1209,7 @@ impl SendingPlatform for Sandbox<'_> {
                 }
             }
         }
-        steps.sort_by_key(|s| s.step);
+        crate::sort::sort_by_key(&mut steps, |s| s.step);
         Ok(CampaignReport { status, totals, daily, steps })
     }
 

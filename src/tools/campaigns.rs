@@ -468,7 +468,7 @@ fn most_common_zone(
             }
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    crate::sort::sort_by(&mut counts, |a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     counts
         .first()
         .and_then(|(name, _)| calendar::zone(name))

@@ -995,7 +995,7 @@ pub struct WarmedShelf {
 
 async fn shelf<P: SendingPlatform>(platform: &P) -> Result<Vec<ShelfItem>, Refusal> {
     let mut stock = platform.warmed_domains().await.map_err(refusal)?;
-    stock.sort_by(|a, b| {
+    crate::sort::sort_by(&mut stock, |a, b| {
         b.health.cmp(&a.health).then(b.age_days.cmp(&a.age_days)).then(a.domain.cmp(&b.domain))
     });
     let names: Vec<String> = stock.iter().map(|s| s.domain.clone()).collect();

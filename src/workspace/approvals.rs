@@ -510,7 +510,7 @@ pub fn canonical_json(value: &Value) -> String {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
+            crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
             let fields: Vec<String> = keys
                 .into_iter()
                 .map(|k| format!("{}:{}", Value::from(k.as_str()), canonical_json(&map[k])))
