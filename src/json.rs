@@ -82,24 +82,76 @@ fn visit_number<'de, V: Visitor<'de>>(n: &serde_json::Number, visitor: V) -> Res
     }
 }
 
+// The generic functions below are compiled once per visitor (a hundred and more), so whatever
+// does not depend on the visitor is in small functions that exist once (`#[inline(never)]`).
+
 fn visit_array<'de, V: Visitor<'de>>(array: Vec<Value>, visitor: V) -> Result<V::Value, Error> {
-    let len = array.len();
-    let mut seq = SeqAccess(array.into_iter());
+    let mut seq = SeqAccess { len: array.len(), values: array.into_iter() };
     let value = visitor.visit_seq(&mut seq)?;
-    if seq.0.len() == 0 { Ok(value) } else { Err(de::Error::invalid_length(len, &"fewer elements in array")) }
+    seq.finish().map(|()| value)
 }
 
 fn visit_object<'de, V: Visitor<'de>>(object: Map<String, Value>, visitor: V) -> Result<V::Value, Error> {
-    visit_entries(Box::new(object.into_iter().map(|(key, value)| (Cow::Owned(key), value))), visitor)
+    visit_entries(object_entries(object), visitor)
+}
+
+#[inline(never)]
+fn object_entries(object: Map<String, Value>) -> Entries<'static> {
+    Box::new(object.into_iter().map(|(key, value)| (Cow::Owned(key), value)))
 }
 
 fn visit_entries<'de, V: Visitor<'de>>(entries: Entries<'_>, visitor: V) -> Result<V::Value, Error> {
     let mut map = MapAccess { entries, value: None, count: 0 };
     let value = visitor.visit_map(&mut map)?;
-    if map.entries.next().is_none() {
-        Ok(value)
-    } else {
-        Err(de::Error::invalid_length(map.count, &"fewer elements in map"))
+    map.finish().map(|()| value)
+}
+
+/// The value if it is an object, else the error serde_json gives.
+#[inline(never)]
+fn object(value: Value, expected: &dyn Expected) -> Result<Map<String, Value>, Error> {
+    match value {
+        Value::Object(o) => Ok(o),
+        other => Err(invalid_type(&other, expected)),
+    }
+}
+
+#[inline(never)]
+fn array(value: Value, expected: &dyn Expected) -> Result<Vec<Value>, Error> {
+    match value {
+        Value::Array(a) => Ok(a),
+        other => Err(invalid_type(&other, expected)),
+    }
+}
+
+#[inline(never)]
+fn string(value: Value, expected: &dyn Expected) -> Result<String, Error> {
+    match value {
+        Value::String(s) => Ok(s),
+        other => Err(invalid_type(&other, expected)),
+    }
+}
+
+#[inline(never)]
+fn number(value: Value, expected: &dyn Expected) -> Result<serde_json::Number, Error> {
+    match value {
+        Value::Number(n) => Ok(n),
+        other => Err(invalid_type(&other, expected)),
+    }
+}
+
+/// An enum's variant name and value: `"Variant"` or `{"Variant": value}`.
+#[inline(never)]
+fn enum_parts(value: Value) -> Result<(String, Option<Value>), Error> {
+    match value {
+        Value::Object(object) => {
+            let mut entries = object.into_iter();
+            match (entries.next(), entries.next()) {
+                (Some((variant, value)), None) => Ok((variant, Some(value))),
+                _ => Err(de::Error::invalid_value(Unexpected::Map, &"map with a single key")),
+            }
+        }
+        Value::String(variant) => Ok((variant, None)),
+        other => Err(invalid_type(&other, &"string or map")),
     }
 }
 
@@ -125,10 +177,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 
     fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Number(n) => visit_number(&n, visitor),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+        let n = number(self.0, &visitor)?;
+        visit_number(&n, visitor)
     }
 
     serde::forward_to_deserialize_any! { i128 u128 bytes byte_buf }
@@ -168,10 +218,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         self.deserialize_string(visitor)
     }
     fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::String(s) => visitor.visit_string(s),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+        let s = string(self.0, &visitor)?;
+        visitor.visit_string(s)
     }
     fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_string(visitor)
@@ -207,10 +255,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 
     fn deserialize_seq<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Array(a) => visit_array(a, visitor),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+        let a = array(self.0, &visitor)?;
+        visit_array(a, visitor)
     }
     fn deserialize_tuple<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
         self.deserialize_seq(visitor)
@@ -225,10 +271,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
-        match self.0 {
-            Value::Object(o) => visit_object(o, visitor),
-            other => Err(invalid_type(&other, &visitor)),
-        }
+        let o = object(self.0, &visitor)?;
+        visit_object(o, visitor)
     }
     /// Objects only: the one difference from serde_json, which also reads a struct from an array
     /// of its fields in order (see the module comment).
@@ -247,17 +291,7 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        let (variant, value) = match self.0 {
-            Value::Object(object) => {
-                let mut entries = object.into_iter();
-                match (entries.next(), entries.next()) {
-                    (Some((variant, value)), None) => (variant, Some(value)),
-                    _ => return Err(de::Error::invalid_value(Unexpected::Map, &"map with a single key")),
-                }
-            }
-            Value::String(variant) => (variant, None),
-            other => return Err(invalid_type(&other, &"string or map")),
-        };
+        let (variant, value) = enum_parts(self.0)?;
         visitor.visit_enum(EnumAccess { variant, value })
     }
 
@@ -283,20 +317,34 @@ impl<'de> de::Deserializer<'de> for EntriesDeserializer<'_> {
     }
 }
 
-struct SeqAccess(std::vec::IntoIter<Value>);
+struct SeqAccess {
+    len: usize,
+    values: std::vec::IntoIter<Value>,
+}
+
+impl SeqAccess {
+    /// Every element read, as serde_json requires after the visitor is done.
+    #[inline(never)]
+    fn finish(self) -> Result<(), Error> {
+        match self.values.len() {
+            0 => Ok(()),
+            _ => Err(de::Error::invalid_length(self.len, &"fewer elements in array")),
+        }
+    }
+}
 
 impl<'de> de::SeqAccess<'de> for SeqAccess {
     type Error = Error;
 
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
-        match self.0.next() {
+        match self.values.next() {
             Some(value) => seed.deserialize(ValueDeserializer(value)).map(Some),
             None => Ok(None),
         }
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.0.len())
+        Some(self.values.len())
     }
 }
 
@@ -306,25 +354,44 @@ struct MapAccess<'a> {
     count: usize,
 }
 
+impl<'a> MapAccess<'a> {
+    /// The next key, its value kept for `next_value_seed`.
+    #[inline(never)]
+    fn next_key(&mut self) -> Option<Cow<'a, str>> {
+        let (key, value) = self.entries.next()?;
+        self.value = Some(value);
+        self.count += 1;
+        Some(key)
+    }
+
+    #[inline(never)]
+    fn next_value(&mut self) -> Result<Value, Error> {
+        self.value.take().ok_or_else(|| de::Error::custom("value is missing"))
+    }
+
+    /// Every entry read, as serde_json requires after the visitor is done.
+    #[inline(never)]
+    fn finish(mut self) -> Result<(), Error> {
+        match self.entries.next() {
+            None => Ok(()),
+            Some(_) => Err(de::Error::invalid_length(self.count, &"fewer elements in map")),
+        }
+    }
+}
+
 impl<'de> de::MapAccess<'de> for MapAccess<'_> {
     type Error = Error;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        match self.entries.next() {
-            Some((key, value)) => {
-                self.value = Some(value);
-                self.count += 1;
-                seed.deserialize(KeyDeserializer(key)).map(Some)
-            }
+        match self.next_key() {
+            Some(key) => seed.deserialize(KeyDeserializer(key)).map(Some),
             None => Ok(None),
         }
     }
 
     fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, Error> {
-        match self.value.take() {
-            Some(value) => seed.deserialize(ValueDeserializer(value)),
-            None => Err(de::Error::custom("value is missing")),
-        }
+        let value = self.next_value()?;
+        seed.deserialize(ValueDeserializer(value))
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -397,6 +464,12 @@ impl<'de> de::EnumAccess<'de> for EnumAccess {
 
 struct VariantAccess(Option<Value>);
 
+/// A variant's value, if it has one (`{"Variant": value}`).
+#[inline(never)]
+fn variant_value(value: Option<Value>, expected: &dyn Expected) -> Result<Value, Error> {
+    value.ok_or_else(|| de::Error::invalid_type(Unexpected::UnitVariant, expected))
+}
+
 impl<'de> de::VariantAccess<'de> for VariantAccess {
     type Error = Error;
 
@@ -408,10 +481,8 @@ impl<'de> de::VariantAccess<'de> for VariantAccess {
     }
 
     fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
-        match self.0 {
-            Some(value) => seed.deserialize(ValueDeserializer(value)),
-            None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"newtype variant")),
-        }
+        let value = variant_value(self.0, &"newtype variant")?;
+        seed.deserialize(ValueDeserializer(value))
     }
 
     fn tuple_variant<V: Visitor<'de>>(self, _len: usize, visitor: V) -> Result<V::Value, Error> {
@@ -428,11 +499,8 @@ impl<'de> de::VariantAccess<'de> for VariantAccess {
         _fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        match self.0 {
-            Some(Value::Object(o)) => visit_object(o, visitor),
-            Some(other) => Err(invalid_type(&other, &"struct variant")),
-            None => Err(de::Error::invalid_type(Unexpected::UnitVariant, &"struct variant")),
-        }
+        let o = variant_value(self.0, &"struct variant").and_then(|v| object(v, &"struct variant"))?;
+        visit_object(o, visitor)
     }
 }
 
