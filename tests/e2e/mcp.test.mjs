@@ -277,3 +277,18 @@ test("a bad configuration is named in the start line, before any request", async
     await broken.stop();
   }
 });
+
+test("answers of different sizes sent at the same time each arrive whole", async () => {
+  // The Worker hands each body to the runtime as a view of wasm memory that it frees and
+  // reuses at once (edge::respond): a runtime that kept the view instead of copying it would
+  // send bytes of another answer here.
+  const token = worker.token();
+  const list = (await post(worker, rpc("tools/list", {}), { token })).text;
+  const init = (await post(worker, rpc("initialize", INIT_PARAMS("2025-11-25")), { token })).text;
+  const answers = await Promise.all(
+    Array.from({ length: 24 }, (_, i) =>
+      post(worker, i % 2 ? rpc("tools/list", {}) : rpc("initialize", INIT_PARAMS("2025-11-25")), { token }),
+    ),
+  );
+  answers.forEach((a, i) => assert.equal(a.text, i % 2 ? list : init, `answer ${i}`));
+});
