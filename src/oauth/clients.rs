@@ -113,7 +113,7 @@ pub enum Source {
 }
 
 /// A stored client.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Client {
     /// The client id (`vsc_…`, or the metadata document's URL).
     pub client_id: String,
@@ -129,6 +129,36 @@ pub struct Client {
     pub source: Source,
     /// When this record was written (ms), to renew it.
     pub stored_at: i64,
+}
+
+/// Reads the stored record, whose metadata members sit beside the client's own (`flatten`
+/// when written). Read as two structs from one object rather than through serde's `flatten`,
+/// which buffers the record in its private `Content` form: a second decoding path compiled
+/// into the Worker for the few documents that used it (see `json.rs`). The metadata ignores
+/// the client's members and the client ignores the metadata's, as with `flatten`.
+impl<'de> Deserialize<'de> for Client {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Own {
+            client_id: String,
+            client_id_issued_at: i64,
+            #[serde(default)]
+            secret_hash: Option<String>,
+            source: Source,
+            stored_at: i64,
+        }
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let metadata: Metadata = crate::json::from_value(value.clone()).map_err(serde::de::Error::custom)?;
+        let own: Own = crate::json::from_value(value).map_err(serde::de::Error::custom)?;
+        Ok(Client {
+            client_id: own.client_id,
+            metadata,
+            client_id_issued_at: own.client_id_issued_at,
+            secret_hash: own.secret_hash,
+            source: own.source,
+            stored_at: own.stored_at,
+        })
+    }
 }
 
 impl Client {
@@ -575,6 +605,33 @@ mod tests {
 
     fn meta(v: Value) -> Result<Metadata, OAuthError> {
         validate_metadata(v.as_object().unwrap(), false)
+    }
+
+    #[test]
+    fn a_stored_client_reads_back_as_written() {
+        let metadata = meta(json!({
+            "redirect_uris": ["https://claude.ai/api/mcp/auth_callback"], "client_name": "Claude",
+            "token_endpoint_auth_method": "client_secret_post", "contacts": ["a@b.c"],
+            "scope": "mcp", "software_id": "s"
+        }))
+        .unwrap();
+        let client = Client {
+            client_id: "vsc_1".into(),
+            metadata,
+            client_id_issued_at: 1_700_000_000,
+            secret_hash: Some("ab".into()),
+            source: Source::Dcr,
+            stored_at: 1_700_000_000_000,
+        };
+        let doc = serde_json::to_string(&client).unwrap();
+        // The metadata members sit beside the client's own, as before.
+        assert!(doc.contains(r#""client_name":"Claude""#) && doc.contains(r#""client_id":"vsc_1""#), "{doc}");
+        assert_eq!(crate::json::decode::<Client>(&doc).unwrap(), client);
+        let without_secret = Client { secret_hash: None, ..client };
+        let doc = serde_json::to_string(&without_secret).unwrap();
+        assert_eq!(crate::json::decode::<Client>(&doc).unwrap(), without_secret);
+        let e = crate::json::decode::<Client>(r#"{"client_id":"x"}"#).unwrap_err().to_string();
+        assert!(e.contains("missing field"), "{e}");
     }
 
     #[test]

@@ -288,24 +288,26 @@ pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: 
 
 /// Imported leads in no campaign yet and not suppressed, in import order.
 pub fn unassigned_leads(db: &dyn Db) -> Result<Vec<(Lead, String)>, StoreError> {
+    // Each row read twice, as a lead and as its status, rather than as one struct with the lead
+    // `flatten`ed in (serde's buffered `Content` path, see `json.rs`).
     #[derive(Deserialize)]
-    struct L {
-        #[serde(flatten)]
-        lead: Lead,
+    struct Status {
         email_status: Option<String>,
     }
-    let rows: Vec<L> = db.rows(
+    let rows = db.query(Stmt::new(
         "SELECT id, email, first_name, last_name, title, company, company_domain, industry, company_size, country, city, \
          provider, email_status FROM leads l WHERE NOT EXISTS (SELECT 1 FROM campaign_leads c WHERE c.lead_id = l.id) \
          ORDER BY id",
         vec![],
-    )?;
-    let emails: Vec<String> = rows.iter().map(|r| r.lead.email.clone()).collect();
+    ))?;
+    let (leads, statuses): (Vec<Lead>, Vec<Status>) = (rows.decode()?, rows.decode()?);
+    let emails: Vec<String> = leads.iter().map(|l| l.email.clone()).collect();
     let suppressed = suppression::suppressed_among(db, &emails)?;
-    Ok(rows
+    Ok(leads
         .into_iter()
-        .filter(|r| !suppressed.contains(&r.lead.email.to_ascii_lowercase()))
-        .map(|r| (r.lead, r.email_status.unwrap_or_default()))
+        .zip(statuses)
+        .filter(|(lead, _)| !suppressed.contains(&lead.email.to_ascii_lowercase()))
+        .map(|(lead, s)| (lead, s.email_status.unwrap_or_default()))
         .collect())
 }
 

@@ -134,7 +134,7 @@ impl PickedAddress {
 }
 
 /// What the user settled at a step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum Settled {
     /// The sending source.
@@ -158,6 +158,50 @@ pub enum Settled {
         /// The addresses.
         addresses: Vec<PickedAddress>,
     },
+}
+
+/// Reads the stored form (`{"step": "domains", ...}`, the derived `Serialize`) by its tag, then
+/// the variant's members from the same object, rather than through serde's internally tagged
+/// enums, which buffer the document in serde's private `Content` form: a second decoding path
+/// compiled into the Worker for the few documents that used it (see `json.rs`).
+impl<'de> Deserialize<'de> for Settled {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        #[derive(Deserialize)]
+        struct Source {
+            source: OrderKind,
+        }
+        #[derive(Deserialize)]
+        struct Domains {
+            source: OrderKind,
+            domains: Vec<PickedDomain>,
+        }
+        #[derive(Deserialize)]
+        struct Email {
+            first_name: String,
+            last_name: String,
+            addresses: Vec<PickedAddress>,
+        }
+        const STEPS: &[&str] = &["source", "domains", "email"];
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let step = match value.get("step") {
+            Some(serde_json::Value::String(step)) => step.clone(),
+            Some(_) => return Err(D::Error::custom("step is not a string")),
+            None => return Err(D::Error::missing_field("step")),
+        };
+        let read = match step.as_str() {
+            "source" => crate::json::from_value(value).map(|s: Source| Settled::Source { source: s.source }),
+            "domains" => crate::json::from_value(value)
+                .map(|d: Domains| Settled::Domains { source: d.source, domains: d.domains }),
+            "email" => crate::json::from_value(value).map(|e: Email| Settled::Email {
+                first_name: e.first_name,
+                last_name: e.last_name,
+                addresses: e.addresses,
+            }),
+            other => return Err(D::Error::unknown_variant(other, STEPS)),
+        };
+        read.map_err(D::Error::custom)
+    }
 }
 
 /// A settled choice as stored.
@@ -790,6 +834,31 @@ impl Job for SyncSending {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn settled_choices_read_back_as_written() {
+        let domain = PickedDomain { name: "a.com".into(), price: 1_200, max_mailboxes: 5 };
+        let address = PickedAddress { prefix: "jo".into(), domain: "a.com".into() };
+        for settled in [
+            Settled::Source { source: OrderKind::AlreadyWarmed },
+            Settled::Domains { source: OrderKind::OwnNames, domains: vec![domain] },
+            Settled::Email { first_name: "Jo".into(), last_name: "Doe".into(), addresses: vec![address] },
+        ] {
+            let doc = to_document(&settled).unwrap();
+            assert_eq!(from_document::<Settled>(&doc).unwrap(), settled, "{doc}");
+        }
+        let doc = r#"{"step":"source","source":"own_names"}"#;
+        assert_eq!(from_document::<Settled>(doc).unwrap(), Settled::Source { source: OrderKind::OwnNames });
+        for (bad, why) in [
+            (r#"{"source":"own_names"}"#, "missing field `step`"),
+            (r#"{"step":"later"}"#, "unknown variant `later`, expected one of `source`, `domains`, `email`"),
+            (r#"{"step":"source"}"#, "missing field `source`"),
+            (r#"{"step":"source","source":"cheap"}"#, "unknown variant `cheap`"),
+        ] {
+            let e = from_document::<Settled>(bad).unwrap_err().to_string();
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
 
     #[test]
     fn mailboxes_are_spread_over_the_domains() {
