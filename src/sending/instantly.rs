@@ -72,7 +72,7 @@ fn cents(dollars: f64) -> i64 {
 }
 
 fn parse_time(s: &str) -> Option<i64> {
-    chrono::DateTime::parse_from_rfc3339(s).ok().map(|t| t.timestamp_millis())
+    crate::dates::parse_rfc3339_ms(s)
 }
 
 fn iso_time(ms: i64) -> String {
