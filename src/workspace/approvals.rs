@@ -536,29 +536,58 @@ fn find_open(db: &dyn Db, action: &str, hash: &str) -> Result<Option<Record>, St
 /// Asks for the user's approval of `action` with `args`: returns the open approval for the same
 /// action and arguments if there is one, else proposes (impact from real figures) and creates
 /// it with its expiry job. The result is what every approval tool answers.
+///
+/// Only encoding the arguments and proposing depend on `A`; the rest is in [`open_or_key`] and
+/// [`create`], which exist once in the Worker rather than once per action.
 pub async fn request<A: Action>(
     cx: &ToolCx<'_>,
     action: &A,
     args: A::Args,
 ) -> Result<Reply<ApprovalResult>, Refusal> {
-    if find_action(A::NAME).is_none() {
-        return Err(Refusal::Internal(format!("action {} is not listed in approvals::ACTIONS", A::NAME)));
-    }
     let value = serde_json::to_value(&args).map_err(|e| Refusal::Internal(format!("arguments: {e}")))?;
-    let canonical = canonical_json(&value);
-    let hash = crate::ids::sha256_hex(format!("{}\n{canonical}", A::NAME).as_bytes());
-    expire_overdue(cx.db, cx.now_ms)?;
-    if let Some(existing) = find_open(cx.db, A::NAME, &hash)? {
-        return Ok(reply(cx, &existing, false));
-    }
+    let (canonical, hash) = match open_or_key(cx, A::NAME, &value)? {
+        Ok(key) => key,
+        Err(open) => return Ok(open),
+    };
     let proposal = action.propose(cx, &args).await?;
+    create(cx, A::NAME, A::TTL_MS, canonical, hash, proposal)
+}
+
+/// The canonical arguments and their hash, or the reply of the open approval for the same
+/// action and arguments.
+fn open_or_key(
+    cx: &ToolCx<'_>,
+    name: &str,
+    args: &Value,
+) -> Result<Result<(String, String), Reply<ApprovalResult>>, Refusal> {
+    if find_action(name).is_none() {
+        return Err(Refusal::Internal(format!("action {name} is not listed in approvals::ACTIONS")));
+    }
+    let canonical = canonical_json(args);
+    let hash = crate::ids::sha256_hex(format!("{name}\n{canonical}").as_bytes());
+    expire_overdue(cx.db, cx.now_ms)?;
+    if let Some(existing) = find_open(cx.db, name, &hash)? {
+        return Ok(Err(reply(cx, &existing, false)));
+    }
+    Ok(Ok((canonical, hash)))
+}
+
+/// Writes the proposed approval with its expiry job, unless one opened meanwhile.
+fn create(
+    cx: &ToolCx<'_>,
+    name: &'static str,
+    ttl_ms: i64,
+    canonical: String,
+    hash: String,
+    proposal: Proposal,
+) -> Result<Reply<ApprovalResult>, Refusal> {
     // No await from here to the write, so nothing else runs in this Durable Object meanwhile;
     // the unique index on open approvals backs this up.
-    if let Some(existing) = find_open(cx.db, A::NAME, &hash)? {
+    if let Some(existing) = find_open(cx.db, name, &hash)? {
         return Ok(reply(cx, &existing, false));
     }
     let id = crate::ids::random_id("apr_");
-    let expires_at = cx.now_ms + cx.config.approval_ttl_ms.unwrap_or(A::TTL_MS);
+    let expires_at = cx.now_ms + cx.config.approval_ttl_ms.unwrap_or(ttl_ms);
     let cost = proposal.cost.as_ref().map(to_document).transpose()?;
     cx.db.batch(vec![
         Stmt::new(
@@ -567,7 +596,7 @@ pub async fn request<A: Action>(
              VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
             vec![
                 id.clone().into(),
-                A::NAME.into(),
+                name.into(),
                 canonical.into(),
                 hash.into(),
                 proposal.summary.into(),
