@@ -43,15 +43,14 @@ pub fn from_value<T: DeserializeOwned>(value: Value) -> serde_json::Result<T> {
 
 /// Reads `T` from named values, as from an object with these entries in this order (a database
 /// row: column names and their values).
-pub fn from_entries<'a, T: DeserializeOwned>(
-    entries: impl Iterator<Item = (&'a str, Value)> + 'a,
-) -> serde_json::Result<T> {
-    let entries: Entries<'a> = Box::new(entries.map(|(key, value)| (Cow::Borrowed(key), value)));
+/// The entries are boxed by the caller (`Box::new(iter)`), once per call site rather than once per
+/// type read.
+pub fn from_entries<T: DeserializeOwned>(entries: Entries<'_>) -> serde_json::Result<T> {
     T::deserialize(EntriesDeserializer(entries))
 }
 
 /// The entries of an object or row, boxed so that one [`MapAccess`] type serves both.
-type Entries<'a> = Box<dyn Iterator<Item = (Cow<'a, str>, Value)> + 'a>;
+pub type Entries<'a> = Box<dyn Iterator<Item = (Cow<'a, str>, Value)> + 'a>;
 
 /// What serde's messages call the value (`invalid type: string "x", expected u32`), as
 /// serde_json's `Value` deserializer names it.
@@ -643,11 +642,14 @@ mod tests {
     #[test]
     fn reads_entries_as_an_object() {
         let entries = [("a", json!(5)), ("outer", json!(false))];
-        let read: Flattened = from_entries(entries.iter().map(|(k, v)| (*k, v.clone()))).unwrap();
+        let boxed = |entries: Vec<(&'static str, Value)>| -> Entries<'static> {
+            Box::new(entries.into_iter().map(|(k, v)| (Cow::Borrowed(k), v)))
+        };
+        let read: Flattened = from_entries(boxed(entries.to_vec())).unwrap();
         assert_eq!(read, Flattened { inner: Inner { a: 5 }, outer: false });
-        let read: Inner = from_entries([("a", json!(1)), ("b", json!(2))].into_iter()).unwrap();
+        let read: Inner = from_entries(boxed(vec![("a", json!(1)), ("b", json!(2))])).unwrap();
         assert_eq!(read, Inner { a: 1 });
-        let error = from_entries::<Inner>([("a", json!("x"))].into_iter()).unwrap_err();
+        let error = from_entries::<Inner>(boxed(vec![("a", json!("x"))])).unwrap_err();
         assert_eq!(error.to_string(), r#"invalid type: string "x", expected i64"#);
     }
 }

@@ -7,6 +7,8 @@
 //! Writes that must land together go through [`Db::batch`], which runs them in one transaction
 //! (`transactionSync` on Workers): either every statement commits or none does.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -120,11 +122,19 @@ impl Rows {
         self.rows.first().map(|row| self.decode_row(row)).transpose()
     }
 
+    // The generic functions here are compiled once per row type (about fifty), so what does not
+    // depend on the type is in functions that exist once (`#[inline(never)]`).
     fn decode_row<T: DeserializeOwned>(&self, row: &[SqlValue]) -> Result<T, StoreError> {
-        // The row as an object from column names to values (`json::from_entries`, which also
-        // decodes documents, so a type read from both has one copy of its decoding code).
-        let entries = self.columns.iter().zip(row).map(|(name, value)| (name.as_str(), value.to_json()));
-        crate::json::from_entries(entries).map_err(decode_error)
+        crate::json::from_entries(self.entries(row)).map_err(decode_error)
+    }
+
+    /// The row as an object from column names to values (`json::from_entries`, which also
+    /// decodes documents, so a type read from both has one copy of its decoding code).
+    #[inline(never)]
+    fn entries<'a>(&'a self, row: &'a [SqlValue]) -> crate::json::Entries<'a> {
+        Box::new(
+            self.columns.iter().zip(row).map(|(name, value)| (Cow::Borrowed(name.as_str()), value.to_json())),
+        )
     }
     /// The first column of the first row as an integer (for `COUNT(*)` and the like).
     pub fn scalar_i64(&self) -> Option<i64> {
@@ -171,7 +181,7 @@ impl dyn Db + '_ {
         sql: &'static str,
         params: Vec<SqlValue>,
     ) -> Result<Vec<T>, StoreError> {
-        self.query(Stmt::new(sql, params))?.decode()
+        self.run(sql, params)?.decode()
     }
 
     /// Runs one statement and decodes its first row, if any.
@@ -180,7 +190,12 @@ impl dyn Db + '_ {
         sql: &'static str,
         params: Vec<SqlValue>,
     ) -> Result<Option<T>, StoreError> {
-        self.query(Stmt::new(sql, params))?.first()
+        self.run(sql, params)?.first()
+    }
+
+    #[inline(never)]
+    fn run(&self, sql: &'static str, params: Vec<SqlValue>) -> Result<Rows, StoreError> {
+        self.query(Stmt::new(sql, params))
     }
 
     /// Runs one statement and ignores its rows.
@@ -191,10 +206,15 @@ impl dyn Db + '_ {
 
 /// Stores a value as a JSON document (for records read and written whole).
 pub fn to_document<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
-    serde_json::to_string(value).map_err(|e| StoreError::Document(e.to_string()))
+    serde_json::to_string(value).map_err(document_error)
 }
 
 /// Reads a JSON document written by [`to_document`].
 pub fn from_document<T: DeserializeOwned>(text: &str) -> Result<T, StoreError> {
-    crate::json::decode(text).map_err(|e| StoreError::Document(e.to_string()))
+    crate::json::decode(text).map_err(document_error)
+}
+
+#[inline(never)]
+fn document_error(e: serde_json::Error) -> StoreError {
+    StoreError::Document(e.to_string())
 }
