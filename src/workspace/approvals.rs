@@ -628,6 +628,19 @@ const EXPIRED: &str = "Expired: the user did not decide before it expired.";
 /// Turns every pending approval past its expiry into `not_done`, whether or not its alarm has
 /// fired yet, so no path can approve it late.
 pub fn expire_overdue(db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
+    // Nothing is overdue on almost every call, and a read finds that out without the write
+    // transaction an `UPDATE` opens even when it changes no row (about 5% of a
+    // `get_workspace_context` call's CPU: bench/README.md, "Where tools/call spends its time").
+    let overdue = db
+        .query(Stmt::new(
+            "SELECT 1 FROM approvals WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
+            vec![now_ms.into()],
+        ))?
+        .scalar_i64()
+        .is_some();
+    if !overdue {
+        return Ok(());
+    }
     db.batch(vec![Stmt::new(
         "UPDATE approvals SET status = 'not_done', result = ?, finished_at = ?, updated_at = ?, updated_by = ?, updated_client = ? \
          WHERE status = 'pending' AND expires_at <= ?",

@@ -362,3 +362,15 @@ fn ops_reach_approvals_for_the_web_page() {
     assert!(applied);
     assert_eq!(approval.status, Status::Rejected);
 }
+
+#[test]
+fn a_read_past_an_expiry_records_it_and_a_read_before_it_changes_nothing() {
+    let w = World::new();
+    let id = w.request("a", ProbeOutcome::Ok).data.approval.id;
+    expire_overdue(&w.db, NOW_MS + DEFAULT_TTL_MS - 1).unwrap();
+    assert_eq!(load(&w.db, &id).unwrap().unwrap().state, State::Pending);
+    assert_eq!(transitions(&w.db, &id).len(), 1, "nothing written before the expiry");
+    expire_overdue(&w.db, NOW_MS + DEFAULT_TTL_MS).unwrap();
+    assert_eq!(load(&w.db, &id).unwrap().unwrap().state, State::NotDone);
+    assert_eq!(transitions(&w.db, &id)[1], ("pending".into(), "not_done".into(), "vibesell/vibesell".into()));
+}
