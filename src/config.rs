@@ -195,6 +195,12 @@ const DEFAULT_APP_ORIGINS: &str = "https://claude.ai,https://claude.com";
 impl Config {
     /// Reads the configuration through `lookup` (Worker vars and secrets, or a test map).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
+        Self::read(&lookup)
+    }
+
+    // The reading itself behind `&dyn Fn`, so it is compiled once rather than once per caller
+    // (the Worker's environment and the start-up rehearsal): about 5 KB of wasm each.
+    fn read(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let raw_url = lookup("PUBLIC_URL").ok_or(ConfigError::Missing("PUBLIC_URL"))?;
         let public_url = normalize_origin(&raw_url).ok_or_else(|| {
             invalid("PUBLIC_URL", "expected an http(s) origin such as https://api.vibesell.it")
@@ -273,7 +279,7 @@ impl Config {
             Some(json) => crate::deliverability::Deliverability::from_json(&json)
                 .map_err(|reason| ConfigError::Invalid { name: "DELIVERABILITY", reason })?,
         };
-        let sending = crate::sending::SendingConfig::from_lookup(&lookup)?;
+        let sending = crate::sending::SendingConfig::from_lookup(&|name: &str| lookup(name))?;
         Ok(Config {
             public_url,
             provider_mode,
