@@ -279,9 +279,9 @@ test("a bad configuration is named in the start line, before any request", async
 });
 
 test("answers of different sizes sent at the same time each arrive whole", async () => {
-  // The Worker hands each body to the runtime as a view of wasm memory that it frees and
-  // reuses at once (edge::respond): a runtime that kept the view instead of copying it would
-  // send bytes of another answer here.
+  // Each body leaves wasm memory, which the Worker frees and reuses at once, through one
+  // crossing (edge::respond): a body sent from memory already reused would carry bytes of
+  // another answer here.
   const token = worker.token();
   const list = (await post(worker, rpc("tools/list", {}), { token })).text;
   const init = (await post(worker, rpc("initialize", INIT_PARAMS("2025-11-25")), { token })).text;
