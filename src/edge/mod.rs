@@ -247,9 +247,6 @@ import { env } from "cloudflare:workers";
 export function start_env() {
   return env;
 }
-export function rehearsal_request() {
-  return new Request("https://rehearsal.invalid/v1/mcp", { method: "POST", headers: { "content-type": "application/json" } });
-}
 export function read_head(req) {
   let head = req.method + "\n" + req.url + "\n";
   for (const [name, value] of req.headers) head += name + "\n" + value + "\n";
@@ -270,8 +267,6 @@ extern "C" {
     /// The Worker's vars, secrets and bindings at global scope (Cloudflare's importable `env`,
     /// 2025-03-17), where the `start` event has none of its own.
     fn start_env() -> wasm_bindgen::JsValue;
-    /// A request that goes nowhere, for the rehearsal of the crossings at start.
-    fn rehearsal_request() -> web_sys::Request;
     /// `METHOD\nURL\n` then `name\nvalue\n` for every header (names lower-case).
     fn read_head(req: &web_sys::Request) -> String;
     /// A `Response` from a status, `name\nvalue\n` pairs and the body, copied out of wasm
@@ -302,9 +297,6 @@ fn start() {
     } else {
         "no environment at start; read by the first request".to_owned()
     };
-    // The JavaScript side of a request's crossings, compiled now too.
-    let _ = read_head(&rehearsal_request());
-    let _ = respond(204, "x-rehearsal\n1\n", b"");
     worker::console_log!("{}", crate::log::start_line(&config, &rehearsal));
 }
 
