@@ -1000,7 +1000,7 @@
           { label: "Replies", num: true, get: function (r) { return num(r.replies); } },
           { label: "Reply rate", num: true, get: function (r) { return r.sent ? pct(r.replies / r.sent) : null; } }
         ], d.steps)) : null,
-        section("Replies by kind", hbars(classes)),
+        section("Everything received, by kind", hbars(classes)),
         el("p", { class: "small muted" }, [isStr(d.window) ? "Sends " + d.window + "." : null, bounce !== null ? "Bounce rate " + pct(bounce) + "; VibeSell alerts at " + pct(h.bounceAlert, 0) +
           " and pauses the campaign at " + pct(h.bouncePause, 0) + (h.judgedAfter ? ", judged after " + plural(h.judgedAfter, "email") : "") + "." : null].filter(Boolean).join(" "))
       ];
