@@ -36,22 +36,30 @@ const KEYS: &str = "rehearsal:cmVoZWFyc2FsLW9ubHkta2V5LW5vdC1mb3ItYW55LXJlYWwtdG
 /// and checked at the same instant is all the rehearsal needs.
 const NOW_MS: i64 = 1_767_225_600_000;
 
-/// The rehearsed requests and the status a real one gets: a different status means the
-/// rehearsal ran another path than real requests take (the start log line says so).
-pub const EXPECTED: [(&str, u16); 6] = [
-    ("initialize", 200),
-    ("tools/list", 200),
-    ("tools/call", 200),
-    ("challenge", 401),
-    ("resource metadata", 200),
-    ("server metadata", 200),
-];
+/// Routes the rehearsed requests once and says how it went, for the start log line: `"ok"`,
+/// `"did not run"`, or each rehearsed request that did not answer as a real one does, with the
+/// status it got (0: it did not complete at once), which means its path was not compiled ahead
+/// of the first request.
+pub fn rehearse() -> String {
+    verdict(run().as_deref())
+}
 
-/// Routes the rehearsed requests once and returns each one's name and status (0 for one that
-/// did not complete at once).
-pub fn rehearse() -> Vec<(&'static str, u16)> {
+/// The verdict on rehearsed requests given as (name, status a real one gets, status got).
+fn verdict(results: Option<&[(&str, u16, u16)]>) -> String {
+    let Some(results) = results else { return "did not run".to_owned() };
+    let off: Vec<String> = results
+        .iter()
+        .filter(|(_, want, got)| want != got)
+        .map(|(name, _, got)| format!("{name}: {got}"))
+        .collect();
+    if off.is_empty() { "ok".to_owned() } else { off.join(", ") }
+}
+
+/// Routes each rehearsed request once: its name, the status a real one gets and the status it
+/// got (0 if it did not complete at once). `None` if the rehearsal could not be set up.
+fn run() -> Option<Vec<(&'static str, u16, u16)>> {
     let platform = Rehearsal::new();
-    let Ok(config) = platform.config() else { return Vec::new() };
+    let config = platform.config().ok()?;
     let claims = AccessClaims {
         iss: config.issuer().to_owned(),
         aud: config.resource(),
@@ -63,14 +71,15 @@ pub fn rehearse() -> Vec<(&'static str, u16)> {
         jti: "at_rehearsal".into(),
         gid: None,
     };
-    let Ok(token) = jwt::mint(config, claims, NOW_MS, 600) else { return Vec::new() };
+    let token = jwt::mint(config, claims, NOW_MS, 600).ok()?;
     let bearer = format!("Bearer {token}");
     let rpc = |method: &str, params: &str| {
         format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#)
     };
-    let requests: [(&'static str, HttpRequest); 6] = [
+    let requests: [(&'static str, u16, HttpRequest); 6] = [
         (
             "initialize",
+            200,
             post(
                 Some(&bearer),
                 None,
@@ -80,22 +89,23 @@ pub fn rehearse() -> Vec<(&'static str, u16)> {
                 ),
             ),
         ),
-        ("tools/list", post(Some(&bearer), Some("2025-11-25"), rpc("tools/list", "{}"))),
+        ("tools/list", 200, post(Some(&bearer), Some("2025-11-25"), rpc("tools/list", "{}"))),
         (
             "tools/call",
+            200,
             post(
                 Some(&bearer),
                 Some("2025-11-25"),
                 rpc("tools/call", r#"{"name":"get_workspace_context","arguments":{}}"#),
             ),
         ),
-        ("challenge", post(None, None, rpc("tools/list", "{}"))),
-        ("resource metadata", get("/.well-known/oauth-protected-resource")),
-        ("server metadata", get("/.well-known/oauth-authorization-server")),
+        ("challenge", 401, post(None, None, rpc("tools/list", "{}"))),
+        ("resource metadata", 200, get("/.well-known/oauth-protected-resource")),
+        ("server metadata", 200, get("/.well-known/oauth-authorization-server")),
     ];
-    requests
+    let results = requests
         .iter()
-        .map(|(name, req)| {
+        .map(|(name, want, req)| {
             let status = match now(http::route(req, &platform, "rehearsal")) {
                 Some((response, trace)) => {
                     // The log line is part of every request's path too.
@@ -111,9 +121,10 @@ pub fn rehearse() -> Vec<(&'static str, u16)> {
                 }
                 None => 0,
             };
-            (*name, status)
+            (*name, *want, status)
         })
-        .collect()
+        .collect();
+    Some(results)
 }
 
 fn post(bearer: Option<&str>, version: Option<&str>, body: String) -> HttpRequest {
@@ -262,10 +273,20 @@ mod tests {
     /// rehearsal runs the paths real requests take (a 500 would rehearse the wrong one).
     #[test]
     fn every_rehearsed_request_completes_with_its_real_status() {
-        let outcome = rehearse();
-        assert_eq!(outcome, EXPECTED);
+        let results = run().expect("the rehearsal is set up");
         assert_eq!(
-            crate::log::start_line("ok", &outcome),
+            results,
+            [
+                ("initialize", 200, 200),
+                ("tools/list", 200, 200),
+                ("tools/call", 200, 200),
+                ("challenge", 401, 401),
+                ("resource metadata", 200, 200),
+                ("server metadata", 200, 200),
+            ]
+        );
+        assert_eq!(
+            crate::log::start_line("ok", &rehearse()),
             r#"{"event":"start","config":"ok","rehearsal":"ok"}"#
         );
     }
@@ -273,13 +294,13 @@ mod tests {
     /// The start line names a rehearsed request that answered otherwise, and a bad configuration.
     #[test]
     fn the_start_line_reports_what_went_wrong() {
-        let mut outcome = rehearse();
-        outcome[1].1 = 0;
+        let mut results = run().expect("the rehearsal is set up");
+        results[1].2 = 0;
         assert_eq!(
-            crate::log::start_line("PUBLIC_URL is missing", &outcome),
+            crate::log::start_line("PUBLIC_URL is missing", &verdict(Some(&results))),
             r#"{"event":"start","config":"PUBLIC_URL is missing","rehearsal":"tools/list: 0"}"#
         );
-        assert!(crate::log::start_line("ok", &[]).contains(r#""rehearsal":"did not run""#));
+        assert!(crate::log::start_line("ok", &verdict(None)).contains(r#""rehearsal":"did not run""#));
     }
 
     /// Nothing the rehearsal signs is accepted by a real configuration.

@@ -9,12 +9,11 @@ mod outbound;
 mod workspace_do;
 
 use std::cell::OnceCell;
-
 use std::rc::Rc;
-use wasm_bindgen::JsCast;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use wasm_bindgen::JsCast;
 use worker::{Context, Env, event, web_sys};
 
 use crate::config::{Config, ConfigError};
