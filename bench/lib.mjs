@@ -1,7 +1,7 @@
 // Shared by bench/run.mjs and bench/profile.mjs: starting the three Workers in workerd
 // (through Miniflare, as the end-to-end tests do), finding each one's workerd process, pinning
 // it to a core, and the requests of every scenario.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -17,17 +17,17 @@ export const PUBLIC_URL = "http://127.0.0.1:8787";
 export const COMPATIBILITY_DATE = "2025-11-01";
 export const WORKER_NAMES = ["ours", "baseline", "floor"];
 
-function oursOptions() {
-  if (!existsSync(join(ROOT, "build/index.js"))) throw new Error("build/index.js is missing: run bin/build first");
+function oursOptions(build = join(ROOT, "build")) {
+  if (!existsSync(join(build, "index.js"))) throw new Error(`${build}/index.js is missing: run bin/build first`);
   const quiet = console.log;
   console.log = () => {}; // wrangler announces ".dev.vars" on every read
   try {
     const base = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml")).workerOptions;
     return {
       ...base,
-      scriptPath: join(ROOT, "build/index.js"),
+      scriptPath: join(build, "index.js"),
       modules: true,
-      modulesRoot: join(ROOT, "build"),
+      modulesRoot: build,
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
       // The OAuth endpoints' per-IP and per-grant budgets (`OAUTH_RATE_LIMITS`, 30 a minute by
       // default) would turn the refresh scenario, and the grants made before each run, into 429s:
@@ -116,15 +116,16 @@ export function cpuSecondsOf(pid) {
 
 /**
  * Starts one of the three Workers in its own workerd. `inspectorPort` enables the DevTools
- * protocol (for profiles). Returns { name, url, pid, stop() }.
+ * protocol (for profiles); `build` runs ours from another build directory (bench/ab.mjs).
+ * Returns { name, url, pid, stop() }.
  */
-export async function startWorker(name, { inspectorPort, onLog } = {}) {
+export async function startWorker(name, { inspectorPort, onLog, build } = {}) {
   const port = await freePort();
   const directPort = await freePort();
   const state = mkdtempSync(join(tmpdir(), `vibesell-bench-${name}-`));
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
-    ...OPTIONS[name](),
+    ...(build ? oursOptions(build) : OPTIONS[name]()),
     name,
     durableObjectsPersist: join(state, "do"),
     kvPersist: join(state, "kv"),
@@ -281,4 +282,57 @@ export function wasmPath() {
     return null;
   };
   return existsSync(dir) ? find(dir) : null;
+}
+
+/** Runs wrk once (on core `loadCpu` when given); resolves to its JSON figures. */
+export function wrk({ url, script, env: extra, seconds, connections, loadCpu }) {
+  const out = join(tmpdir(), `vibesell-bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
+  const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script, url];
+  const [cmd, argv] = loadCpu === undefined ? ["wrk", args] : ["taskset", ["-c", String(loadCpu), "wrk", ...args]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, argv, { env: { ...process.env, ...extra, BENCH_OUT: out }, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stdout.resume();
+    child.stderr.on("data", (d) => (stderr += d));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`wrk exited with ${code}: ${stderr.trim()}`));
+      try {
+        const r = JSON.parse(readFileSync(out, "utf8"));
+        rmSync(out, { force: true });
+        resolve(r);
+      } catch (e) {
+        reject(new Error(`wrk left no figures: ${e.message} ${stderr.trim()}`));
+      }
+    });
+  });
+}
+
+export function wrkEnv(scenario) {
+  if (scenario.wrkEnv) return scenario.wrkEnv();
+  return {
+    BENCH_METHOD: "POST",
+    BENCH_BODY: scenario.body,
+    BENCH_HEADERS: Object.entries(scenario.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join("\n"),
+    BENCH_AUTHS: scenario.auths.join("\n"),
+  };
+}
+
+/** req/s, latency percentiles and errors of one wrk run. */
+export function summarize(run, expectStatus) {
+  const seconds = run.duration_us / 1e6;
+  const e = run.errors;
+  const transport = e.connect + e.read + e.write + e.timeout;
+  // wrk counts any non-2xx/3xx answer as a status error: for the 401 scenario that is all of them.
+  const wrongStatus = expectStatus && expectStatus >= 400 ? run.requests - e.status : e.status;
+  return {
+    rps: run.requests / seconds,
+    p50_ms: run.latency_us.p50 / 1000,
+    p99_ms: run.latency_us.p99 / 1000,
+    p999_ms: run.latency_us.p999 / 1000,
+    requests: run.requests,
+    errors: transport + wrongStatus,
+  };
 }

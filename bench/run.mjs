@@ -4,8 +4,8 @@
 // Options (environment): BENCH_ROUNDS (3), BENCH_DURATION seconds per measured run (5),
 // BENCH_WARMUP seconds (1), BENCH_CONNECTIONS (16), BENCH_COLD (5 cold starts per Worker),
 // BENCH_ONLY (comma-separated scenario ids), BENCH_NO_PIN=1 (no core pinning).
-import { spawn, execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync, rmSync, statSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import { join } from "node:path";
@@ -18,8 +18,11 @@ import {
   scenarios,
   sendOnce,
   startWorker,
+  summarize,
   tokens,
   wasmPath,
+  wrk,
+  wrkEnv,
 } from "./lib.mjs";
 import { refreshScenario } from "./oauth.mjs";
 
@@ -79,58 +82,6 @@ function machine() {
     wrk: version("wrk", ["-v"]),
     load_at_start: os.loadavg().map((x) => Number(x.toFixed(2))),
     pinned: PIN ? { workerd: WORKER_CPU, wrk: LOAD_CPU } : null,
-  };
-}
-
-/** Runs wrk once; resolves to its JSON figures. */
-function wrk({ url, script, env: extra, seconds, connections = CONNECTIONS }) {
-  const out = join(os.tmpdir(), `vibesell-bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
-  const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script, url];
-  const [cmd, argv] = PIN ? ["taskset", ["-c", String(LOAD_CPU), "wrk", ...args]] : ["wrk", args];
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, argv, { env: { ...process.env, ...extra, BENCH_OUT: out }, stdio: ["ignore", "pipe", "pipe"] });
-    let stderr = "";
-    child.stdout.resume();
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("error", reject);
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`wrk exited with ${code}: ${stderr.trim()}`));
-      try {
-        const r = JSON.parse(readFileSync(out, "utf8"));
-        rmSync(out, { force: true });
-        resolve(r);
-      } catch (e) {
-        reject(new Error(`wrk left no figures: ${e.message} ${stderr.trim()}`));
-      }
-    });
-  });
-}
-
-function wrkEnv(scenario) {
-  if (scenario.wrkEnv) return scenario.wrkEnv();
-  return {
-    BENCH_METHOD: "POST",
-    BENCH_BODY: scenario.body,
-    BENCH_HEADERS: Object.entries(scenario.headers)
-      .map(([k, v]) => `${k}: ${v}`)
-      .join("\n"),
-    BENCH_AUTHS: scenario.auths.join("\n"),
-  };
-}
-
-function summarize(run, expectStatus) {
-  const seconds = run.duration_us / 1e6;
-  const e = run.errors;
-  const transport = e.connect + e.read + e.write + e.timeout;
-  // wrk counts any non-2xx/3xx answer as a status error: for the 401 scenario that is all of them.
-  const wrongStatus = expectStatus && expectStatus >= 400 ? run.requests - e.status : e.status;
-  return {
-    rps: run.requests / seconds,
-    p50_ms: run.latency_us.p50 / 1000,
-    p99_ms: run.latency_us.p99 / 1000,
-    p999_ms: run.latency_us.p999 / 1000,
-    requests: run.requests,
-    errors: transport + wrongStatus,
   };
 }
 
@@ -227,11 +178,11 @@ async function main() {
           const e = wrkEnv(s);
           if (WARMUP > 0) {
             if (s.reseed) Object.assign(e, await s.reseed(name));
-            await wrk({ url, script, env: e, seconds: WARMUP });
+            await wrk({ url, script, env: e, seconds: WARMUP, connections: CONNECTIONS, loadCpu: PIN ? LOAD_CPU : undefined });
           }
           if (s.reseed) Object.assign(e, await s.reseed(name));
           const cpuBefore = cpuSecondsOf(workers[name].pid);
-          const r = summarize(await wrk({ url, script, env: e, seconds: DURATION }), name === "floor" ? 200 : s.expectStatus);
+          const r = summarize(await wrk({ url, script, env: e, seconds: DURATION, connections: CONNECTIONS, loadCpu: PIN ? LOAD_CPU : undefined }), name === "floor" ? 200 : s.expectStatus);
           r.cpu_us = ((cpuSecondsOf(workers[name].pid) - cpuBefore) * 1e6) / r.requests;
           (runs[s.id] ??= {})[name] ??= [];
           runs[s.id][name].push(r);

@@ -14,7 +14,7 @@ use std::rc::Rc;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use wasm_bindgen::JsCast;
-use worker::{Context, Env, event, web_sys};
+use worker::{Env, event, web_sys};
 
 use crate::config::{Config, ConfigError};
 use crate::http::{self, HttpRequest, HttpResponse, Platform, Workspaces};
@@ -257,6 +257,9 @@ export function respond(status, head, body) {
   for (let i = 0; i + 1 < parts.length; i += 2) headers.append(parts[i], parts[i + 1]);
   return new Response(body.length === 0 ? null : body.slice(), { status, headers });
 }
+export function after_body(req, key, then) {
+  return req.arrayBuffer().then((body) => then(key, new Uint8Array(body)), () => then(key, null));
+}
 export async function call_object(stub, url, body) {
   const response = await stub.fetch(url, { method: "POST", body });
   return response.status + "\n" + (await response.text());
@@ -273,6 +276,8 @@ extern "C" {
     /// standard says it copies, doubled workerd's peak memory under `tools/list` load
     /// (532 against 240 MiB, bench/README.md), so the copy stays.
     fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
+    /// Reads the request's body, then calls `then(key, body)` and resolves to what it returns.
+    fn after_body(req: &web_sys::Request, key: u32, then: &js_sys::Function) -> wasm_bindgen::JsValue;
     /// POSTs `body` to `url` on a Durable Object stub; resolves to `STATUS\nresponse text`.
     fn call_object(stub: &wasm_bindgen::JsValue, url: &str, body: String) -> js_sys::Promise;
 }
@@ -299,30 +304,109 @@ fn start() {
     worker::console_log!("{}", crate::log::start_line(&config, &rehearsal));
 }
 
-#[event(fetch)]
-async fn fetch(req: web_sys::Request, env: Env, _ctx: Context) -> worker::Result<web_sys::Response> {
+/// The Worker's `fetch` handler, exported under the name worker-build's shim calls (as
+/// `#[event(fetch)]` would), but without that macro's `async` export: a request that needs no
+/// I/O is answered synchronously, and one that does is handed to `future_to_promise` only once
+/// it is found waiting. Every `#[event(fetch)]` request paid for a promise, a spawned task and
+/// two microtasks, and reading the body through a `JsFuture` for two closures and a third
+/// (bench/README.md, "Where `initialize` spends its time"). Panic recovery is unchanged: it is
+/// worker-build's shim around this export, and the panic hook the `worker` crate installs.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn fetch(req: web_sys::Request, env: Env, _ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
-    let http_req = read_request(&req).await;
-    let request_id =
-        http_req.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
-    let platform = EdgePlatform { config: config(&env), env, now_ms: started };
-    let (response, trace) = http::route(&http_req, &platform, &request_id).await;
-    worker::console_log!(
-        "{}",
-        crate::log::request_line(
-            &request_id,
-            &http_req.method,
-            &http_req.path,
-            response.status,
-            &trace,
-            now_ms() - started
-        )
-    );
-    Ok(to_worker_response(&response))
+    let (request, read_body) = read_head_into_request(&read_head(&req));
+    if !read_body {
+        return serve(Pending { request, env, started });
+    }
+    let key = PENDING.with(|pending| pending.borrow_mut().insert(Pending { request, env, started }));
+    AFTER_BODY.with(|continuation| after_body(&req, key, continuation.as_ref().unchecked_ref()))
 }
 
-async fn read_request(req: &web_sys::Request) -> HttpRequest {
-    let head = read_head(req);
+/// A request waiting for its body, between `fetch` and [`AFTER_BODY`].
+struct Pending {
+    request: HttpRequest,
+    env: Env,
+    started: i64,
+}
+
+thread_local! {
+    /// Requests whose body is being read, by the key `after_body` hands back.
+    static PENDING: std::cell::RefCell<Slab<Pending>> = const { std::cell::RefCell::new(Slab(Vec::new())) };
+    /// Called by `after_body` with a request's key and its body (`null` when the read failed,
+    /// served as an empty body, as before). One closure for the isolate's life, rather than the
+    /// two a `JsFuture` creates per request.
+    static AFTER_BODY: wasm_bindgen::closure::Closure<dyn Fn(u32, wasm_bindgen::JsValue) -> wasm_bindgen::JsValue> =
+        wasm_bindgen::closure::Closure::new(|key: u32, body: wasm_bindgen::JsValue| {
+            let Some(mut pending) = PENDING.with(|pending| pending.borrow_mut().take(key)) else {
+                // Every key is taken once, by the one callback `after_body` attaches.
+                return respond(500, "", b"").into();
+            };
+            let bytes = body.dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default();
+            pending.request.body = (bytes.len() <= MAX_BODY_BYTES).then_some(bytes);
+            serve(pending)
+        });
+}
+
+/// Free-listed slots, so that keys stay small and the table never grows past the peak number
+/// of requests in flight.
+struct Slab<T>(Vec<Option<T>>);
+
+impl<T> Slab<T> {
+    fn insert(&mut self, value: T) -> u32 {
+        let index = match self.0.iter().position(Option::is_none) {
+            Some(free) => {
+                self.0[free] = Some(value);
+                free
+            }
+            None => {
+                self.0.push(Some(value));
+                self.0.len() - 1
+            }
+        };
+        u32::try_from(index).unwrap_or(u32::MAX)
+    }
+    fn take(&mut self, key: u32) -> Option<T> {
+        self.0.get_mut(key as usize).and_then(Option::take)
+    }
+}
+
+/// Routes a request whose body has been read. A request that completes on its first poll (no
+/// I/O: `initialize`, `tools/list`, the 401, the metadata documents) returns its `Response`
+/// itself; one that waits (a Durable Object, KV, an outside provider) returns a promise, and
+/// `future_to_promise` polls it on from where the first poll left it (a `JsFuture` registers
+/// the waker of its latest poll, so the first poll's no-op waker loses nothing).
+fn serve(pending: Pending) -> wasm_bindgen::JsValue {
+    use std::task::{Poll, Waker};
+    let Pending { request, env, started } = pending;
+    let mut answer = Box::pin(async move {
+        let request_id =
+            request.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
+        let platform = EdgePlatform { config: config(&env), env, now_ms: started };
+        let (response, trace) = http::route(&request, &platform, &request_id).await;
+        worker::console_log!(
+            "{}",
+            crate::log::request_line(
+                &request_id,
+                &request.method,
+                &request.path,
+                response.status,
+                &trace,
+                now_ms() - started
+            )
+        );
+        to_worker_response(&response)
+    });
+    match answer.as_mut().poll(&mut std::task::Context::from_waker(Waker::noop())) {
+        Poll::Ready(response) => response.into(),
+        Poll::Pending => {
+            worker::wasm_bindgen_futures::future_to_promise(async move { Ok(answer.await.into()) }).into()
+        }
+    }
+}
+
+/// The request as far as its head tells, and whether its body is to be read: only POST bodies
+/// are, and never one announced as too large (its `body` stays `None`, a 413 for the router).
+fn read_head_into_request(head: &str) -> (HttpRequest, bool) {
     let mut lines = head.split('\n');
     let method = lines.next().unwrap_or_default().to_ascii_uppercase();
     let url = lines.next().unwrap_or_default();
@@ -333,23 +417,9 @@ async fn read_request(req: &web_sys::Request) -> HttpRequest {
     let (path, query) = split_url(url);
     let declared =
         headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.trim().parse::<usize>().ok());
-    // Only POST bodies are read, and never one announced as too large.
-    let body = if method != "POST" || declared.is_some_and(|n| n > MAX_BODY_BYTES) {
-        if method == "POST" { None } else { Some(Vec::new()) }
-    } else {
-        match read_body(req).await {
-            Some(bytes) if bytes.len() <= MAX_BODY_BYTES => Some(bytes),
-            Some(_) => None,
-            None => Some(Vec::new()),
-        }
-    };
-    HttpRequest { method, path, query, headers, body }
-}
-
-async fn read_body(req: &web_sys::Request) -> Option<Vec<u8>> {
-    let promise = req.array_buffer().ok()?;
-    let buffer = worker::wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
-    Some(js_sys::Uint8Array::new(&buffer).to_vec())
+    let read_body = method == "POST" && declared.is_none_or(|n| n <= MAX_BODY_BYTES);
+    let body = if method == "POST" { None } else { Some(Vec::new()) };
+    (HttpRequest { method, path, query, headers, body }, read_body)
 }
 
 /// The path and query of the absolute URL the runtime hands over (already serialised by the

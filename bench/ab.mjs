@@ -1,0 +1,59 @@
+// An A/B of two builds of ours: `node bench/ab.mjs <build dir A> <build dir B> [scenarios]
+// [rounds]` (scenarios comma-separated, default initialize,tools_list,challenge_401; rounds
+// default 5). Both run at once, each in its own workerd pinned to core 1, and are driven in
+// alternation, A then B then B then A..., so that drift in the machine's load lands on both.
+// Prints, per scenario, each build's median req/s and CPU µs per request and B ÷ A. This is
+// how a change is judged before it is kept (bench/README.md): make the build before it with
+// `bin/build` and copy `build/` aside, then build the change.
+import { join, resolve } from "node:path";
+import { ROOT, cpuSecondsOf, pin, scenarios, sendOnce, startWorker, summarize, tokens, wrk, wrkEnv } from "./lib.mjs";
+
+const [a, b, only = "initialize,tools_list,challenge_401", roundsArg = "5"] = process.argv.slice(2);
+if (!a || !b) {
+  console.error("usage: node bench/ab.mjs <build dir A> <build dir B> [scenarios] [rounds]");
+  process.exit(2);
+}
+const ROUNDS = Number(roundsArg);
+const SECONDS = Number(process.env.BENCH_DURATION ?? 4);
+const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+
+const builds = { A: resolve(a), B: resolve(b) };
+const workers = {};
+for (const [label, build] of Object.entries(builds)) {
+  workers[label] = await startWorker("ours", { build });
+  if (workers[label].pid) pin(workers[label].pid, 1);
+}
+try {
+  const chosen = scenarios(tokens()).filter((s) => only.split(",").includes(s.id));
+  for (const s of chosen) {
+    for (const label of ["A", "B"]) {
+      const r = await sendOnce(workers[label].url, s);
+      if (!s.expect(r.status, r.json, r.headers)) throw new Error(`${label} answers ${s.id} wrongly: ${r.status}`);
+    }
+  }
+  const runs = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const s of chosen) {
+      for (const label of round % 2 ? ["B", "A"] : ["A", "B"]) {
+        const w = workers[label];
+        const args = { url: w.url + s.path, script: join(ROOT, "bench/wrk", s.script ?? "mcp.lua"), env: wrkEnv(s), connections: 16, loadCpu: 0 };
+        await wrk({ ...args, seconds: 1 });
+        const before = cpuSecondsOf(w.pid);
+        const r = summarize(await wrk({ ...args, seconds: SECONDS }), s.expectStatus);
+        r.cpu_us = ((cpuSecondsOf(w.pid) - before) * 1e6) / r.requests;
+        ((runs[s.id] ??= { A: [], B: [] })[label]).push(r);
+        process.stderr.write(`round ${round + 1} ${s.id.padEnd(14)} ${label} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpu_us.toFixed(0).padStart(5)} µs/req${r.errors ? ` ${r.errors} ERRORS` : ""}\n`);
+      }
+    }
+  }
+  console.log(`A = ${builds.A}\nB = ${builds.B}\n`);
+  console.log("| scenario | A req/s | B req/s | B ÷ A | A CPU µs/req | B CPU µs/req | B ÷ A |");
+  console.log("|---|---:|---:|---:|---:|---:|---:|");
+  for (const [id, { A, B }] of Object.entries(runs)) {
+    const [ra, rb] = [median(A.map((r) => r.rps)), median(B.map((r) => r.rps))];
+    const [ca, cb] = [median(A.map((r) => r.cpu_us)), median(B.map((r) => r.cpu_us))];
+    console.log(`| ${id} | ${ra.toFixed(0)} | ${rb.toFixed(0)} | ${(rb / ra).toFixed(2)}× | ${ca.toFixed(0)} | ${cb.toFixed(0)} | ${(cb / ca).toFixed(2)}× |`);
+  }
+} finally {
+  for (const w of Object.values(workers)) await w.stop();
+}
