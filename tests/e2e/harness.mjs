@@ -72,6 +72,7 @@ function testNetwork(hosts) {
  */
 export async function startWorker({ persist, vars = {}, hosts } = {}) {
   const port = await freePort();
+  const directPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const ownDir = persist ? null : mkdtempSync(join(tmpdir(), "vibesell-"));
   const stateDir = persist ?? ownDir;
@@ -90,6 +91,9 @@ export async function startWorker({ persist, vars = {}, hosts } = {}) {
       kvPersist: join(stateDir, "kv"),
       host: "127.0.0.1",
       port,
+      // Also a socket straight into workerd, as on Cloudflare (requests keep their framing:
+      // Miniflare's entry Worker hands a streamed body on with its length).
+      unsafeDirectSockets: [{ host: "127.0.0.1", port: directPort }],
       cf: false,
       handleRuntimeStdio(stdout, stderr) {
         for (const stream of [stdout, stderr]) {
@@ -111,6 +115,7 @@ export async function startWorker({ persist, vars = {}, hosts } = {}) {
     origin,
     url: origin,
     mcpUrl: `${origin}/v1/mcp`,
+    directUrl: `http://127.0.0.1:${directPort}`,
     logs,
     /** Structured request log lines (parsed JSON). */
     requestLogs: () =>
@@ -160,6 +165,32 @@ export async function post(worker, body, { token, headers = {}, path = "/v1/mcp"
     method: "POST",
     headers: h,
     body: typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/**
+ * POSTs `bytes` in 64 KiB chunks with no Content-Length (chunked transfer encoding), straight
+ * into workerd: the Worker sees a body whose size it learns only by reading it.
+ */
+export async function postChunked(worker, path, bytes, headers = {}) {
+  const res = await fetch(worker.directUrl + path, {
+    method: "POST",
+    duplex: "half",
+    headers: { host: new URL(worker.url).host, ...headers },
+    body: new ReadableStream({
+      start(controller) {
+        for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+        controller.close();
+      },
+    }),
   });
   const text = await res.text();
   let json;

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startWorker, connect, post, rpc, INIT_PARAMS } from "./harness.mjs";
+import { startWorker, connect, post, postChunked, rpc, INIT_PARAMS } from "./harness.mjs";
 
 let worker;
 before(async () => {
@@ -291,4 +291,25 @@ test("answers of different sizes sent at the same time each arrive whole", async
     ),
   );
   answers.forEach((a, i) => assert.equal(a.text, i % 2 ? list : init, `answer ${i}`));
+});
+
+test("a body over 1 MiB is a 413, whether its length is announced or not, and the Worker goes on answering", async () => {
+  const token = worker.token();
+  const big = JSON.stringify(rpc("tools/list", { padding: "x".repeat(1024 * 1024) }));
+  // Announced: refused from the head, the body never read.
+  const announced = await post(worker, big, { token });
+  assert.equal(announced.status, 413);
+  assert.match(announced.json.error.message, /Payload Too Large/);
+  // Not announced: read, measured, then refused.
+  const chunked = await postChunked(worker, "/v1/mcp", new TextEncoder().encode(big), {
+    "content-type": "application/json",
+    accept: "application/json",
+    authorization: `Bearer ${token}`,
+  });
+  assert.equal(chunked.status, 413, chunked.text);
+  assert.match(chunked.json.error.message, /Payload Too Large/);
+  // The Worker parks each request while its body is read (edge::fetch); every one was taken
+  // back, so the next requests are answered as before.
+  const after = await Promise.all(Array.from({ length: 4 }, () => post(worker, rpc("tools/list", {}), { token })));
+  for (const a of after) assert.equal(a.status, 200);
 });

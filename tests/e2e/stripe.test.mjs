@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { startWorker, connect } from "./harness.mjs";
+import { startWorker, connect, postChunked } from "./harness.mjs";
 import { workspaceFor } from "../../scripts/lib/devtoken.mjs";
 import { startFakeStripe, signStripe } from "./fake-stripe.mjs";
 import { ok } from "./billing-helpers.mjs";
@@ -179,4 +179,16 @@ test("a card Stripe declines leaves the plan as it was, not_done", async () => {
   assert.equal(stripe.charges.filter((c) => c.subscription === "sub_dec1").length, 0);
   assert.equal((await ok(client, "get_plans_and_billing")).current.id, "starter");
   await client.close();
+});
+
+test("a webhook body over 1 MiB is a 413, even sent without its length, and is not applied", async () => {
+  // Signed correctly, so only its size refuses it. The Worker learns the size by reading the
+  // body (edge::fetch) and hands the route no body at all.
+  const payload = JSON.stringify({ id: "evt_big", type: "invoice.paid", padding: "x".repeat(1024 * 1024) });
+  const r = await postChunked(worker, "/v1/stripe/webhook", new TextEncoder().encode(payload), {
+    "content-type": "application/json",
+    "stripe-signature": signStripe(WHSEC, payload),
+  });
+  assert.equal(r.status, 413, r.text);
+  assert.deepEqual(r.json, { error: "payload_too_large" });
 });
