@@ -1,12 +1,13 @@
 // An A/B of two builds of ours: `node bench/ab.mjs <build dir A> <build dir B> [scenarios]
-// [rounds]` (scenarios comma-separated, default initialize,tools_list,challenge_401; rounds
-// default 5). Both run at once, each in its own workerd pinned to core 1, and are driven in
+// [rounds]` (scenarios comma-separated, any of bench/lib.mjs's or `refresh`; default
+// initialize,tools_list,challenge_401; rounds default 5). Both run at once, each in its own workerd pinned to core 1, and are driven in
 // alternation, A then B then B then A..., so that drift in the machine's load lands on both.
 // Prints, per scenario, each build's median req/s and CPU µs per request and B ÷ A. This is
 // how a change is judged before it is kept (bench/README.md): make the build before it with
 // `bin/build` and copy `build/` aside, then build the change.
 import { join, resolve } from "node:path";
 import { ROOT, cpuSecondsOf, pin, scenarios, sendOnce, startWorker, summarize, tokens, wrk, wrkEnv } from "./lib.mjs";
+import { refreshScenario } from "./oauth.mjs";
 
 const [a, b, only = "initialize,tools_list,challenge_401", roundsArg = "5"] = process.argv.slice(2);
 if (!a || !b) {
@@ -25,7 +26,15 @@ for (const [label, build] of Object.entries(builds)) {
 }
 try {
   const chosen = scenarios(tokens()).filter((s) => only.split(",").includes(s.id));
+  // The refresh grant needs grants made on the Worker it runs against, before every run.
+  if (only.split(",").includes("refresh")) chosen.push({ id: "refresh", perWorker: true });
+  const prepare = async (s, label) => {
+    if (!s.perWorker) return { s, seeded: {} };
+    const r = await refreshScenario(workers[label].url, 16, () => {});
+    return { s: r, seeded: await r.reseed("ours") };
+  };
   for (const s of chosen) {
+    if (s.perWorker) continue;
     for (const label of ["A", "B"]) {
       const r = await sendOnce(workers[label].url, s);
       if (!s.expect(r.status, r.json, r.headers)) throw new Error(`${label} answers ${s.id} wrongly: ${r.status}`);
@@ -36,10 +45,12 @@ try {
     for (const s of chosen) {
       for (const label of round % 2 ? ["B", "A"] : ["A", "B"]) {
         const w = workers[label];
-        const args = { url: w.url + s.path, script: join(ROOT, "bench/wrk", s.script ?? "mcp.lua"), env: wrkEnv(s), connections: 16, loadCpu: 0 };
-        await wrk({ ...args, seconds: 1 });
+        const warm = await prepare(s, label);
+        const args = { url: w.url + warm.s.path, script: join(ROOT, "bench/wrk", warm.s.script ?? "mcp.lua"), connections: 16, loadCpu: 0 };
+        await wrk({ ...args, env: { ...wrkEnv(warm.s), ...warm.seeded }, seconds: 1 });
+        const { seeded } = await prepare(s, label);
         const before = cpuSecondsOf(w.pid);
-        const r = summarize(await wrk({ ...args, seconds: SECONDS }), s.expectStatus);
+        const r = summarize(await wrk({ ...args, env: { ...wrkEnv(warm.s), ...seeded }, seconds: SECONDS }), warm.s.expectStatus);
         r.cpu_us = ((cpuSecondsOf(w.pid) - before) * 1e6) / r.requests;
         ((runs[s.id] ??= { A: [], B: [] })[label]).push(r);
         process.stderr.write(`round ${round + 1} ${s.id.padEnd(14)} ${label} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpu_us.toFixed(0).padStart(5)} µs/req${r.errors ? ` ${r.errors} ERRORS` : ""}\n`);

@@ -1,12 +1,14 @@
 // A CPU profile of one Worker under one scenario's load: `node bench/profile.mjs [scenario]
 // [worker]` (defaults: tools_list, ours). It starts the Worker with the DevTools inspector,
-// samples V8 (JavaScript and wasm frames, by name) while wrk drives the scenario, prints the
+// samples V8 (JavaScript and wasm frames, by name) while wrk drives the scenario (any of
+// bench/lib.mjs's, or `refresh`, the token endpoint's refresh grant), prints the
 // functions with the most self time and writes a .cpuprofile (open it in Chrome DevTools).
 // Build first (bin/build or bin/bench).
 import { spawn } from "node:child_process";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, freePort, scenarios, startWorker, tokens, pin } from "./lib.mjs";
+import { ROOT, freePort, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
+import { refreshScenario } from "./oauth.mjs";
 
 const [scenarioId = "tools_list", workerName = "ours", secondsArg = "5"] = process.argv.slice(2);
 const seconds = Number(secondsArg);
@@ -14,8 +16,13 @@ const seconds = Number(secondsArg);
 const inspectorPort = await freePort();
 const worker = await startWorker(workerName, { inspectorPort });
 if (worker.pid) pin(worker.pid, 1);
-const scenario = scenarios(tokens()).find((s) => s.id === scenarioId);
+// The refresh grant needs grants made through the OAuth flow first (bench/oauth.mjs).
+const scenario =
+  scenarioId === "refresh"
+    ? await refreshScenario(worker.url, 16, (m) => console.error(m))
+    : scenarios(tokens()).find((s) => s.id === scenarioId);
 if (!scenario) throw new Error(`no scenario ${scenarioId}`);
+const seeded = scenario.reseed ? await scenario.reseed(workerName) : {};
 
 try {
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
@@ -46,13 +53,11 @@ try {
   const env = {
     ...process.env,
     BENCH_OUT: "/dev/null",
-    BENCH_METHOD: "POST",
-    BENCH_BODY: scenario.body,
-    BENCH_HEADERS: Object.entries(scenario.headers).map(([k, v]) => `${k}: ${v}`).join("\n"),
-    BENCH_AUTHS: scenario.auths.join("\n"),
+    ...wrkEnv(scenario),
+    ...seeded,
   };
   await new Promise((resolve, reject) => {
-    const args = ["-c", "0", "wrk", "-t1", "-c16", `-d${seconds}s`, "-s", join(ROOT, "bench/wrk/mcp.lua"), worker.url + scenario.path];
+    const args = ["-c", "0", "wrk", "-t1", "-c16", `-d${seconds}s`, "-s", join(ROOT, "bench/wrk", scenario.script ?? "mcp.lua"), worker.url + scenario.path];
     const child = spawn("taskset", args, { env, stdio: ["ignore", "inherit", "inherit"] });
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`wrk ${code}`))));
   });

@@ -190,6 +190,10 @@ pub struct TestPlatform {
     pub now_ms: Cell<i64>,
     workspaces: RefCell<HashMap<String, Rc<MemoryDb>>>,
     states: RefCell<HashMap<String, Rc<MemoryDb>>>,
+    /// What each workspace object instance remembers of its storage, as on Workers.
+    opened: RefCell<HashMap<String, Rc<workspace::Opened>>>,
+    /// What each `OAuthState` instance remembers of its tables, as on Workers.
+    state_tables: RefCell<HashMap<String, Rc<state::Tables>>>,
     routes: RefCell<HashMap<String, String>>,
     kv: RefCell<HashMap<String, (String, i64)>>,
     /// While true, KV reads miss everything, as in a location a recent write has not reached.
@@ -213,6 +217,8 @@ impl TestPlatform {
             now_ms: NOW_MS.into(),
             workspaces: RefCell::default(),
             states: RefCell::default(),
+            state_tables: RefCell::default(),
+            opened: RefCell::default(),
             routes: RefCell::default(),
             kv: RefCell::default(),
             kv_lagging: Cell::new(false),
@@ -288,6 +294,11 @@ impl TestPlatform {
     /// The database of a workspace.
     pub fn db(&self, workspace: &str) -> Rc<MemoryDb> {
         Rc::clone(self.workspaces.borrow_mut().entry(workspace.to_owned()).or_default())
+    }
+
+    /// What the workspace's object instance remembers between requests, as on Workers.
+    fn opened(&self, workspace: &str) -> Rc<workspace::Opened> {
+        Rc::clone(self.opened.borrow_mut().entry(workspace.to_owned()).or_default())
     }
 
     /// Routes a request synchronously.
@@ -404,7 +415,8 @@ impl AuthObjects for TestPlatform {
             // Through JSON, as on Workers, so the ops' serde is exercised.
             let op: state::StateOp = roundtrip(&op);
             let db = self.state_db(&name);
-            state::apply(&*db, op, self.now_ms.get())
+            let tables = Rc::clone(self.state_tables.borrow_mut().entry(name).or_default());
+            state::apply(&*db, &tables, op, self.now_ms.get())
                 .map(|r| roundtrip(&r))
                 .map_err(|e| ObjectError::Failed(e.to_string()))
         })
@@ -427,7 +439,8 @@ impl AuthObjects for TestPlatform {
             };
             let op: grants::AccountOp = roundtrip(&op);
             let db = self.db(&workspace);
-            grants::apply(&*db, &route, op, self.now_ms.get())
+            let opened = self.opened(&workspace);
+            grants::apply(&*db, &opened, &route, op, self.now_ms.get())
                 .map(|r| roundtrip(&r))
                 .map_err(|e| ObjectError::Failed(e.to_string()))
         })
@@ -487,8 +500,11 @@ impl ToolBackend for TestPlatform {
     fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolOutcome, String>> {
         Box::pin(async move {
             let db = self.db(&call.principal.workspace);
+            let opened = self.opened(&call.principal.workspace);
             let config = self.config.as_ref().map_err(ToString::to_string)?;
-            Ok(workspace::call_tool(&*db, config, &crate::outbound::NoNetwork, call, self.now_ms.get()).await)
+            let now_ms = self.now_ms.get();
+            Ok(workspace::call_tool_opened(&*db, &opened, config, &crate::outbound::NoNetwork, call, now_ms)
+                .await)
         })
     }
 }

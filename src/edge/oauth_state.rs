@@ -12,6 +12,8 @@ use crate::oauth::state::{self, StateOp};
 #[durable_object]
 pub struct OAuthState {
     state: State,
+    /// Whether this instance has created its tables (forgotten when the alarm deletes them).
+    tables: state::Tables,
 }
 
 impl OAuthState {
@@ -19,7 +21,7 @@ impl OAuthState {
     /// the operation itself has already happened (a single-use entry may be gone), and the next
     /// operation or alarm sets the alarm again.
     async fn schedule(&self, db: &DoDb) {
-        let result = match state::last_expiry(db) {
+        let result = match state::last_expiry(db, &self.tables) {
             Ok(Some(ms)) => match DateTime::from_timestamp_millis(ms + 1000) {
                 Some(at) => self.state.storage().set_alarm(at).await.map_err(|e| e.to_string()),
                 None => Ok(()),
@@ -35,7 +37,7 @@ impl OAuthState {
 
 impl DurableObject for OAuthState {
     fn new(state: State, _env: Env) -> Self {
-        OAuthState { state }
+        OAuthState { state, tables: state::Tables::default() }
     }
 
     async fn fetch(&self, mut req: Request) -> worker::Result<Response> {
@@ -44,7 +46,7 @@ impl DurableObject for OAuthState {
             Err(e) => return Response::error(format!("bad op: {e}"), 400),
         };
         let db = DoDb::new(self.state.storage());
-        match state::apply(&db, op, super::now_ms()) {
+        match state::apply(&db, &self.tables, op, super::now_ms()) {
             Ok(reply) => {
                 self.schedule(&db).await;
                 Response::from_json(&reply)
@@ -55,8 +57,13 @@ impl DurableObject for OAuthState {
 
     async fn alarm(&self) -> worker::Result<Response> {
         let db = DoDb::new(self.state.storage());
-        match state::purge(&db, super::now_ms()) {
-            Ok(true) => self.state.storage().delete_all().await?,
+        match state::purge(&db, &self.tables, super::now_ms()) {
+            Ok(true) => {
+                // Forgotten first: should the deletion fail halfway, the next operation
+                // creates again whatever tables are missing.
+                self.tables.forget();
+                self.state.storage().delete_all().await?;
+            }
             Ok(false) => self.schedule(&db).await,
             Err(e) => return Response::error(format!("purge: {e}"), 500),
         }

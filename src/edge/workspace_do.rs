@@ -55,10 +55,12 @@ impl DurableObject for Workspace {
             },
             // The object's id is the routing id carried by the user's opaque tokens.
             "/account" => match super::read_json::<AccountOp>(&mut req).await {
-                Ok(op) => match grants::apply(&db, &self.state.id().to_string(), op, svc.now_ms) {
-                    Ok(reply) => Response::from_json(&reply),
-                    Err(e) => Response::error(format!("grants: {e}"), 500),
-                },
+                Ok(op) => {
+                    match grants::apply(&db, &self.opened, &self.state.id().to_string(), op, svc.now_ms) {
+                        Ok(reply) => Response::from_json(&reply),
+                        Err(e) => Response::error(format!("grants: {e}"), 500),
+                    }
+                }
                 Err(e) => Response::error(format!("bad op: {e}"), 400),
             },
             other => Response::error(format!("no such workspace endpoint {other}"), 404),

@@ -103,8 +103,27 @@ const SCHEMA: [&str; 2] = [
     "CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, tokens REAL NOT NULL, updated_at INTEGER NOT NULL, full_at INTEGER NOT NULL)",
 ];
 
-fn ensure_schema(db: &dyn Db) -> Result<(), StoreError> {
-    db.batch(SCHEMA.iter().map(|sql| Stmt::new(sql, vec![])).collect()).map(drop)
+/// What an object instance knows about its storage between requests: whether its tables
+/// exist. Creating them is a write transaction of two statements, which every operation ran
+/// before (a few percent of a refresh grant's CPU, bench/README.md). The tables go away only with
+/// the object's whole storage (the alarm's `delete_all`), after which the holder calls
+/// [`Tables::forget`].
+#[derive(Debug, Default)]
+pub struct Tables(std::cell::Cell<bool>);
+
+impl Tables {
+    fn ensure(&self, db: &dyn Db) -> Result<(), StoreError> {
+        if !self.0.get() {
+            db.batch(SCHEMA.iter().map(|sql| Stmt::new(sql, vec![])).collect())?;
+            self.0.set(true);
+        }
+        Ok(())
+    }
+
+    /// The object's storage was deleted: the tables are to be created again.
+    pub fn forget(&self) {
+        self.0.set(false);
+    }
 }
 
 #[derive(Deserialize)]
@@ -119,8 +138,8 @@ struct BucketRow {
 }
 
 /// Runs one operation.
-pub fn apply(db: &dyn Db, op: StateOp, now_ms: i64) -> Result<StateReply, StoreError> {
-    ensure_schema(db)?;
+pub fn apply(db: &dyn Db, tables: &Tables, op: StateOp, now_ms: i64) -> Result<StateReply, StoreError> {
+    tables.ensure(db)?;
     match op {
         StateOp::Put { kind, key, binding, doc, expires_at } => {
             let results = db.batch(vec![
@@ -192,8 +211,8 @@ fn hit(
 
 /// When the last thing in the object expires (a full bucket is as good as none), if anything is
 /// there: the time for the object's alarm.
-pub fn last_expiry(db: &dyn Db) -> Result<Option<i64>, StoreError> {
-    ensure_schema(db)?;
+pub fn last_expiry(db: &dyn Db, tables: &Tables) -> Result<Option<i64>, StoreError> {
+    tables.ensure(db)?;
     let rows = db.query(Stmt::new(
         "SELECT MAX(t) FROM (SELECT MAX(expires_at) AS t FROM entries UNION ALL SELECT MAX(full_at) AS t FROM buckets)",
         vec![],
@@ -202,13 +221,13 @@ pub fn last_expiry(db: &dyn Db) -> Result<Option<i64>, StoreError> {
 }
 
 /// Deletes what has expired; answers whether the object is now empty.
-pub fn purge(db: &dyn Db, now_ms: i64) -> Result<bool, StoreError> {
-    ensure_schema(db)?;
+pub fn purge(db: &dyn Db, tables: &Tables, now_ms: i64) -> Result<bool, StoreError> {
+    tables.ensure(db)?;
     db.batch(vec![
         Stmt::new("DELETE FROM entries WHERE expires_at <= ?", vec![now_ms.into()]),
         Stmt::new("DELETE FROM buckets WHERE full_at <= ?", vec![now_ms.into()]),
     ])?;
-    Ok(last_expiry(db)?.is_none())
+    Ok(last_expiry(db, tables)?.is_none())
 }
 
 #[cfg(test)]
@@ -224,7 +243,7 @@ mod tests {
             doc: doc.into(),
             expires_at,
         };
-        match apply(db, op, NOW_MS).unwrap() {
+        match apply(db, &Tables::default(), op, NOW_MS).unwrap() {
             StateReply::Doc { doc } => doc,
             other => panic!("{other:?}"),
         }
@@ -232,7 +251,7 @@ mod tests {
 
     fn take(db: &dyn Db, key: &str, binding: &str, now: i64) -> Option<String> {
         let op = StateOp::Take { kind: EntryKind::Pending, key: key.into(), binding: binding.into() };
-        match apply(db, op, now).unwrap() {
+        match apply(db, &Tables::default(), op, now).unwrap() {
             StateReply::Doc { doc } => doc,
             other => panic!("{other:?}"),
         }
@@ -244,27 +263,46 @@ mod tests {
         assert_eq!(put(&db, "k", "one", NOW_MS + 1000).as_deref(), Some("one"));
         assert_eq!(put(&db, "k", "two", NOW_MS + 1000).as_deref(), Some("one"), "insert-or-ignore");
         let peek = StateOp::Peek { kind: EntryKind::Pending, key: "k".into(), binding: "b".into() };
-        assert_eq!(apply(&db, peek, NOW_MS).unwrap(), StateReply::Doc { doc: Some("one".into()) });
+        assert_eq!(
+            apply(&db, &Tables::default(), peek, NOW_MS).unwrap(),
+            StateReply::Doc { doc: Some("one".into()) }
+        );
         assert_eq!(take(&db, "k", "other", NOW_MS), None, "wrong binding");
         assert_eq!(take(&db, "k", "b", NOW_MS + 1000), None, "expired");
         assert_eq!(take(&db, "k", "b", NOW_MS).as_deref(), Some("one"));
         assert_eq!(take(&db, "k", "b", NOW_MS), None, "single use");
-        assert_eq!(last_expiry(&db).unwrap(), None);
+        assert_eq!(last_expiry(&db, &Tables::default()).unwrap(), None);
     }
 
     #[test]
     fn buckets_refill_evenly() {
         let db = MemoryDb::new();
+        let tables = Tables::default();
         let hit = |now: i64| {
-            apply(&db, StateOp::Hit { bucket: "register".into(), capacity: 2, window_secs: 60 }, now).unwrap()
+            let op = StateOp::Hit { bucket: "register".into(), capacity: 2, window_secs: 60 };
+            apply(&db, &tables, op, now).unwrap()
         };
         assert_eq!(hit(NOW_MS), StateReply::Allowed);
         assert_eq!(hit(NOW_MS), StateReply::Allowed);
         assert_eq!(hit(NOW_MS), StateReply::Limited { retry_after_secs: 30 });
         assert_eq!(hit(NOW_MS + 29_000), StateReply::Limited { retry_after_secs: 1 });
         assert_eq!(hit(NOW_MS + 31_000), StateReply::Allowed);
-        assert!(last_expiry(&db).unwrap().is_some());
-        assert!(!purge(&db, NOW_MS + 31_000).unwrap());
-        assert!(purge(&db, NOW_MS + 200_000).unwrap(), "a full bucket is forgotten");
+        assert!(last_expiry(&db, &Tables::default()).unwrap().is_some());
+        assert!(!purge(&db, &tables, NOW_MS + 31_000).unwrap());
+        assert!(purge(&db, &tables, NOW_MS + 200_000).unwrap(), "a full bucket is forgotten");
+    }
+
+    #[test]
+    fn tables_are_created_once_per_instance_and_again_after_the_storage_is_deleted() {
+        let tables = Tables::default();
+        let hit = StateOp::Hit { bucket: "b".into(), capacity: 2, window_secs: 60 };
+        let db = MemoryDb::new();
+        assert_eq!(apply(&db, &tables, hit.clone(), NOW_MS).unwrap(), StateReply::Allowed);
+        // Storage deleted (the alarm's `delete_all`): an instance that still believes in its
+        // tables fails, one told to forget them creates them again.
+        let emptied = MemoryDb::new();
+        assert!(apply(&emptied, &tables, hit.clone(), NOW_MS).is_err(), "the flag is what skips the schema");
+        tables.forget();
+        assert_eq!(apply(&emptied, &tables, hit, NOW_MS).unwrap(), StateReply::Allowed);
     }
 }

@@ -76,6 +76,20 @@ pub struct Services<'a> {
 #[derive(Debug, Default)]
 pub struct Opened {
     owner: std::cell::RefCell<Option<String>>,
+    /// The migrations have been applied by this holder (implied once `owner` is known).
+    schema: std::cell::Cell<bool>,
+}
+
+impl Opened {
+    /// Whether this holder has already brought the schema up to date.
+    pub fn schema_current(&self) -> bool {
+        self.schema.get()
+    }
+
+    /// Records that the schema is up to date (after [`migrations::apply`] or [`open_for`]).
+    pub fn mark_schema_current(&self) {
+        self.schema.set(true);
+    }
 }
 
 /// Runs one tool call against the workspace. Never fails: every problem is a refusal.
@@ -115,6 +129,7 @@ pub async fn call_tool_opened(
             return refuse(refusal);
         }
         *opened.owner.borrow_mut() = Some(call.principal.subject.clone());
+        opened.mark_schema_current();
     }
     // A token minted by the authorization server names its grant: once the user or the client
     // revokes it (or a replayed code or refresh token ends it), its access tokens stop here,
