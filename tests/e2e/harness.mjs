@@ -152,6 +152,18 @@ export async function connect(worker, tokenOpts = {}, { token } = {}) {
   return client;
 }
 
+/** A response's status, headers, text and, when the text is JSON, its value. */
+export async function answerOf(res) {
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
 /** A raw POST to the MCP endpoint. `headers` override the defaults; `body` may be a string. */
 export async function post(worker, body, { token, headers = {}, path = "/v1/mcp" } = {}) {
   const h = {
@@ -166,14 +178,7 @@ export async function post(worker, body, { token, headers = {}, path = "/v1/mcp"
     headers: h,
     body: typeof body === "string" || body instanceof Uint8Array ? body : JSON.stringify(body),
   });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return answerOf(res);
 }
 
 /**
@@ -192,14 +197,7 @@ export async function postChunked(worker, path, bytes, headers = {}) {
       },
     }),
   });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, text, json };
+  return answerOf(res);
 }
 
 /** A JSON-RPC request envelope. */

@@ -3,6 +3,7 @@
 // and consent pages over HTTP exactly as a user's browser submits their forms.
 import { createHash, randomBytes } from "node:crypto";
 import assert from "node:assert/strict";
+import { answerOf } from "./harness.mjs";
 
 export const b64url = (buf) => Buffer.from(buf).toString("base64url");
 
@@ -143,12 +144,5 @@ export async function tokenRequest(worker, fields, headers = {}) {
     headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": "192.0.2.70", ...headers },
     body: new URLSearchParams(fields).toString(),
   });
-  const text = await res.text();
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, headers: res.headers, json, text };
+  return answerOf(res);
 }
