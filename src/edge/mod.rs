@@ -22,6 +22,7 @@ use crate::kv::{Kv, KvError};
 use crate::mcp::{MAX_BODY_BYTES, ToolBackend};
 use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
 use crate::outbound::Outbound;
+use crate::slab::Slab;
 use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
 use crate::workspace::{Op, OpReply, ToolCall};
 
@@ -258,7 +259,13 @@ export function respond(status, head, body) {
   return new Response(body.length === 0 ? null : body.slice(), { status, headers });
 }
 export function after_body(req, key, then) {
-  return req.arrayBuffer().then((body) => then(key, new Uint8Array(body)), () => then(key, null));
+  let body;
+  try {
+    body = req.arrayBuffer();
+  } catch {
+    return then(key, null);
+  }
+  return body.then((bytes) => then(key, new Uint8Array(bytes)), () => then(key, null));
 }
 export async function call_object(stub, url, body) {
   const response = await stub.fetch(url, { method: "POST", body });
@@ -276,7 +283,8 @@ extern "C" {
     /// standard says it copies, doubled workerd's peak memory under `tools/list` load
     /// (532 against 240 MiB, bench/README.md), so the copy stays.
     fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
-    /// Reads the request's body, then calls `then(key, body)` and resolves to what it returns.
+    /// Reads the request's body, then calls `then(key, body)` exactly once (`body` null if the
+    /// read failed, however it failed) and resolves to what it returns.
     fn after_body(req: &web_sys::Request, key: u32, then: &js_sys::Function) -> wasm_bindgen::JsValue;
     /// POSTs `body` to `url` on a Durable Object stub; resolves to `STATUS\nresponse text`.
     fn call_object(stub: &wasm_bindgen::JsValue, url: &str, body: String) -> js_sys::Promise;
@@ -316,14 +324,15 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: wasm_bindgen::JsValue) -> wa
     let started = now_ms();
     let (request, read_body) = read_head_into_request(&read_head(&req));
     if !read_body {
-        return serve(Pending { request, env, started });
+        return serve(Incoming { request, env, started });
     }
-    let key = PENDING.with(|pending| pending.borrow_mut().insert(Pending { request, env, started }));
+    let key = PENDING.with(|pending| pending.borrow_mut().insert(Incoming { request, env, started }));
     AFTER_BODY.with(|continuation| after_body(&req, key, continuation.as_ref().unchecked_ref()))
 }
 
-/// A request waiting for its body, between `fetch` and [`AFTER_BODY`].
-struct Pending {
+/// A request as far as it has been read, with what serving it needs; one waiting for its body
+/// is parked in [`PENDING`] between `fetch` and [`AFTER_BODY`].
+struct Incoming {
     request: HttpRequest,
     env: Env,
     started: i64,
@@ -331,43 +340,20 @@ struct Pending {
 
 thread_local! {
     /// Requests whose body is being read, by the key `after_body` hands back.
-    static PENDING: std::cell::RefCell<Slab<Pending>> = const { std::cell::RefCell::new(Slab(Vec::new())) };
+    static PENDING: std::cell::RefCell<Slab<Incoming>> = const { std::cell::RefCell::new(Slab::new()) };
     /// Called by `after_body` with a request's key and its body (`null` when the read failed,
     /// served as an empty body, as before). One closure for the isolate's life, rather than the
     /// two a `JsFuture` creates per request.
     static AFTER_BODY: wasm_bindgen::closure::Closure<dyn Fn(u32, wasm_bindgen::JsValue) -> wasm_bindgen::JsValue> =
         wasm_bindgen::closure::Closure::new(|key: u32, body: wasm_bindgen::JsValue| {
-            let Some(mut pending) = PENDING.with(|pending| pending.borrow_mut().take(key)) else {
+            let Some(mut incoming) = PENDING.with(|pending| pending.borrow_mut().take(key)) else {
                 // Every key is taken once, by the one callback `after_body` attaches.
                 return respond(500, "", b"").into();
             };
             let bytes = body.dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default();
-            pending.request.body = (bytes.len() <= MAX_BODY_BYTES).then_some(bytes);
-            serve(pending)
+            incoming.request.body = (bytes.len() <= MAX_BODY_BYTES).then_some(bytes);
+            serve(incoming)
         });
-}
-
-/// Free-listed slots, so that keys stay small and the table never grows past the peak number
-/// of requests in flight.
-struct Slab<T>(Vec<Option<T>>);
-
-impl<T> Slab<T> {
-    fn insert(&mut self, value: T) -> u32 {
-        let index = match self.0.iter().position(Option::is_none) {
-            Some(free) => {
-                self.0[free] = Some(value);
-                free
-            }
-            None => {
-                self.0.push(Some(value));
-                self.0.len() - 1
-            }
-        };
-        u32::try_from(index).unwrap_or(u32::MAX)
-    }
-    fn take(&mut self, key: u32) -> Option<T> {
-        self.0.get_mut(key as usize).and_then(Option::take)
-    }
 }
 
 /// Routes a request whose body has been read. A request that completes on its first poll (no
@@ -375,9 +361,9 @@ impl<T> Slab<T> {
 /// itself; one that waits (a Durable Object, KV, an outside provider) returns a promise, and
 /// `future_to_promise` polls it on from where the first poll left it (a `JsFuture` registers
 /// the waker of its latest poll, so the first poll's no-op waker loses nothing).
-fn serve(pending: Pending) -> wasm_bindgen::JsValue {
+fn serve(incoming: Incoming) -> wasm_bindgen::JsValue {
     use std::task::{Poll, Waker};
-    let Pending { request, env, started } = pending;
+    let Incoming { request, env, started } = incoming;
     let mut answer = Box::pin(async move {
         let request_id =
             request.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
