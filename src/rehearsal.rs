@@ -24,7 +24,7 @@ use crate::kv::{Kv, KvError};
 use crate::mcp::ToolBackend;
 use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
 use crate::outbound::{NoNetwork, Outbound};
-use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
+use crate::tools::{ToolAnswer, registry::LocalBoxFuture};
 use crate::workspace::{Op, OpReply, ToolCall};
 
 /// The rehearsal's origin: `.invalid` can never resolve (RFC 6761 §6.4), so no request names it.
@@ -213,7 +213,7 @@ impl Platform for Rehearsal {
 }
 
 impl ToolBackend for Rehearsal {
-    fn call_tool(&self, _call: ToolCall) -> LocalBoxFuture<'_, Result<ToolOutcome, String>> {
+    fn call_tool(&self, _call: ToolCall) -> LocalBoxFuture<'_, Result<ToolAnswer, String>> {
         Box::pin(async { Err(REFUSED.to_owned()) })
     }
 }

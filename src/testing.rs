@@ -17,7 +17,7 @@ use crate::mcp::{ToolBackend, Trace};
 use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
 use crate::outbound::{Outbound, OutboundError, OutboundRequest, OutboundResponse};
 use crate::store::{Db, Rows, SqlValue, Stmt, StoreError};
-use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
+use crate::tools::{ToolAnswer, registry::LocalBoxFuture};
 use crate::workspace::{self, Op, OpReply, Services, ToolCall};
 
 /// A fixed "now": 2026-11-29T12:00:00Z.
@@ -497,14 +497,18 @@ impl Workspaces for TestPlatform {
 }
 
 impl ToolBackend for TestPlatform {
-    fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolOutcome, String>> {
+    fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolAnswer, String>> {
         Box::pin(async move {
             let db = self.db(&call.principal.workspace);
             let opened = self.opened(&call.principal.workspace);
             let config = self.config.as_ref().map_err(ToString::to_string)?;
             let now_ms = self.now_ms.get();
-            Ok(workspace::call_tool_opened(&*db, &opened, config, &crate::outbound::NoNetwork, call, now_ms)
-                .await)
+            let structured_content = call.structured_content;
+            let outcome =
+                workspace::call_tool_opened(&*db, &opened, config, &crate::outbound::NoNetwork, call, now_ms)
+                    .await;
+            // Through the frame, as on Workers, so that its encoding is exercised.
+            ToolAnswer::from_frame(&outcome.into_answer(structured_content).to_frame())
         })
     }
 }

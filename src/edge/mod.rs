@@ -23,7 +23,7 @@ use crate::mcp::{MAX_BODY_BYTES, ToolBackend};
 use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
 use crate::outbound::Outbound;
 use crate::slab::Slab;
-use crate::tools::{ToolOutcome, registry::LocalBoxFuture};
+use crate::tools::{ToolAnswer, registry::LocalBoxFuture};
 use crate::workspace::{Op, OpReply, ToolCall};
 
 /// The Durable Object binding of workspaces (wrangler.toml).
@@ -196,6 +196,17 @@ impl EdgePlatform {
         path: &str,
         body: &impl serde::Serialize,
     ) -> Result<T, String> {
+        let text = self.send_text(workspace, path, body).await?;
+        crate::json::decode::<T>(&text).map_err(|e| format!("decoding answer: {e}"))
+    }
+
+    /// [`EdgePlatform::send`]'s answer as text.
+    async fn send_text(
+        &self,
+        workspace: &str,
+        path: &str,
+        body: &impl serde::Serialize,
+    ) -> Result<String, String> {
         let stub = self
             .env
             .durable_object(WORKSPACE_BINDING)
@@ -214,18 +225,21 @@ impl EdgePlatform {
         .map_err(|e| format!("workspace fetch: {e:?}"))?
         .as_string()
         .unwrap_or_default();
-        let (status, text) = answer.split_once('\n').unwrap_or(("", &answer));
-        if status != "200" {
-            return Err(format!("workspace answered {status}: {text}"));
+        match answer.split_once('\n') {
+            Some(("200", text)) => Ok(text.to_owned()),
+            Some((status, text)) => Err(format!("workspace answered {status}: {text}")),
+            None => Err(format!("workspace answered {answer}")),
         }
-        crate::json::decode::<T>(text).map_err(|e| format!("decoding answer: {e}"))
     }
 }
 
 impl ToolBackend for EdgePlatform {
     /// Forwards the call to the workspace's Durable Object, which runs the tool next to its data.
-    fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolOutcome, String>> {
-        Box::pin(async move { self.send(&call.principal.workspace.clone(), "/tool", &call).await })
+    fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolAnswer, String>> {
+        Box::pin(async move {
+            let frame = self.send_text(&call.principal.workspace.clone(), "/tool", &call).await?;
+            ToolAnswer::from_frame(&frame)
+        })
     }
 }
 

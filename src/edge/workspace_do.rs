@@ -40,10 +40,19 @@ impl DurableObject for Workspace {
         let svc = Services { db: &db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let response = match req.path().as_str() {
             "/tool" => match super::read_json::<ToolCall>(&mut req).await {
-                Ok(call) => Response::from_json(
-                    &workspace::call_tool_opened(&db, &self.opened, config, &WorkerFetch, call, svc.now_ms)
-                        .await,
-                ),
+                Ok(call) => {
+                    let structured_content = call.structured_content;
+                    let outcome = workspace::call_tool_opened(
+                        &db,
+                        &self.opened,
+                        config,
+                        &WorkerFetch,
+                        call,
+                        svc.now_ms,
+                    )
+                    .await;
+                    Response::ok(outcome.into_answer(structured_content).to_frame())
+                }
                 Err(e) => Response::error(format!("bad call: {e}"), 400),
             },
             "/op" => match super::read_json::<Op>(&mut req).await {

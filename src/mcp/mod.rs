@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 use self::jsonrpc::{Incoming, RpcError};
 use self::version::Version;
 use crate::auth::Principal;
-use crate::tools::{self, ToolOutcome, registry::LocalBoxFuture};
+use crate::tools::{self, ToolAnswer, ToolOutcome, registry::LocalBoxFuture};
 use crate::workspace::ToolCall;
 
 /// Bodies above this size are refused with 413 before they are parsed.
@@ -23,7 +23,7 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// Runs tool calls in the caller's workspace.
 pub trait ToolBackend {
     /// Forwards one call; `Err` is a platform failure (logged, answered as an internal error).
-    fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolOutcome, String>>;
+    fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolAnswer, String>>;
 }
 
 /// The HTTP facts of one POST that the MCP layer needs.
@@ -366,22 +366,24 @@ impl Dispatch<'_> {
             arguments,
             principal: self.principal.clone(),
             request_id: self.request_id.to_owned(),
+            structured_content: self.version.has_structured_content(),
         };
-        let outcome = match self.backend.call_tool(call).await {
-            Ok(outcome) => outcome,
-            Err(detail) => ToolOutcome::refusal(&tools::Refusal::Internal(detail), &name, self.request_id),
+        let answer = match self.backend.call_tool(call).await {
+            Ok(answer) => answer,
+            Err(detail) => ToolOutcome::refusal(&tools::Refusal::Internal(detail), &name, self.request_id)
+                .into_answer(self.version.has_structured_content()),
         };
-        trace.outcome = match outcome.outcome {
+        trace.outcome = match answer.outcome {
             tools::Outcome::Ok => "ok",
             tools::Outcome::Refused => "refused",
             tools::Outcome::Failed => "failed",
             tools::Outcome::Revoked => "unauthorized",
         };
-        trace.detail.clone_from(&outcome.detail);
-        if outcome.outcome == tools::Outcome::Revoked {
+        trace.detail = answer.detail;
+        if answer.outcome == tools::Outcome::Revoked {
             return Answer::Revoked;
         }
-        Answer::Result(outcome.to_wire(self.version).to_string())
+        Answer::Result(answer.result)
     }
 }
 

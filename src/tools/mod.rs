@@ -22,7 +22,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-pub use registry::{Access, DynTool, Hints, Outcome, Refusal, Reply, Tool, ToolCx, ToolOutcome};
+pub use registry::{Access, DynTool, Hints, Outcome, Refusal, Reply, Tool, ToolAnswer, ToolCx, ToolOutcome};
 
 use crate::auth::Principal;
 use crate::mcp::version::Version;

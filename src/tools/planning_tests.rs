@@ -16,6 +16,7 @@ fn call(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
         arguments,
         principal: principal(ScopeSet::FULL, false),
         request_id: "req_1".into(),
+        structured_content: true,
     };
     block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS))
 }
@@ -323,6 +324,7 @@ fn read_only_connections_see_the_planning_state_but_cannot_change_it() {
         arguments: json!({}),
         principal: principal(ScopeSet::READ, false),
         request_id: "r".into(),
+        structured_content: true,
     };
     let out = block_on(call_tool(&db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS));
     let ctx = out.structured.unwrap();
@@ -437,6 +439,7 @@ fn call_as_app(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
         arguments,
         principal: principal(ScopeSet::FULL, true),
         request_id: "req_app".into(),
+        structured_content: true,
     };
     block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS))
 }

@@ -157,37 +157,37 @@ pub enum Outcome {
     Revoked,
 }
 
-/// A finished tool call, as the workspace Durable Object returns it to the Worker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A finished tool call, as the workspace runs it.
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolOutcome {
     /// The Markdown text (or the refusal).
     pub text: String,
     /// The data, absent for refusals.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured: Option<Value>,
     /// How it ended.
     pub outcome: Outcome,
     /// The internal failure detail, for the log only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
 }
 
 impl ToolOutcome {
-    /// The `CallToolResult` for `version`: `structuredContent` from 2025-06-18, and before that
-    /// the JSON in a second text block, where older hosts and the card look for it (MCP tools
-    /// §structured-content: "SHOULD also return the serialized JSON in a TextContent block").
-    pub fn to_wire(&self, version: Version) -> Value {
+    /// What the Worker needs of this outcome: how it ended, and its `CallToolResult` for a caller
+    /// whose protocol version has `structuredContent` (2025-06-18 on) or not. Before that
+    /// version the JSON goes in a second text block, where older hosts and the card look for it
+    /// (MCP tools §structured-content: "SHOULD also return the serialized JSON in a TextContent
+    /// block").
+    pub fn into_answer(self, structured_content: bool) -> ToolAnswer {
         let mut content = vec![json!({ "type": "text", "text": self.text })];
         let mut result = json!({ "isError": self.outcome != Outcome::Ok });
-        if let Some(data) = &self.structured {
-            if version.has_structured_content() {
-                result["structuredContent"] = data.clone();
+        if let Some(data) = self.structured {
+            if structured_content {
+                result["structuredContent"] = data;
             } else {
                 content.push(json!({ "type": "text", "text": data.to_string() }));
             }
         }
         result["content"] = Value::Array(content);
-        result
+        ToolAnswer { outcome: self.outcome, detail: self.detail, result: result.to_string() }
     }
 
     /// The answer to a call made with an access token whose grant is no longer live.
@@ -209,6 +209,50 @@ impl ToolOutcome {
             _ => (Outcome::Refused, None),
         };
         ToolOutcome { text: refusal.to_text(tool, request_id), structured: None, outcome, detail }
+    }
+}
+
+/// A finished tool call as the workspace Durable Object hands it to the Worker: how it ended
+/// (for the log line and the revoked check) and its `CallToolResult`, already serialised for the
+/// caller's protocol version, which the Worker passes on without decoding it. Decoding the
+/// outcome and encoding it again was about 5% of a `get_workspace_context` call's CPU.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolAnswer {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The internal failure detail, for the log only.
+    pub detail: Option<String>,
+    /// The `CallToolResult` JSON.
+    pub result: String,
+}
+
+/// The first line of a framed [`ToolAnswer`].
+#[derive(Serialize, Deserialize)]
+struct AnswerHead {
+    outcome: Outcome,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    detail: Option<String>,
+}
+
+impl ToolAnswer {
+    /// The answer as the object sends it: a line of JSON with the outcome and the detail, then
+    /// the result as it is. JSON text escapes line feeds inside strings, so the first line feed
+    /// ends the head.
+    pub fn to_frame(&self) -> String {
+        let head = AnswerHead { outcome: self.outcome, detail: self.detail.clone() };
+        let head = serde_json::to_string(&head).unwrap_or_else(|_| r#"{"outcome":"failed"}"#.into());
+        let mut frame = String::with_capacity(head.len() + 1 + self.result.len());
+        frame.push_str(&head);
+        frame.push('\n');
+        frame.push_str(&self.result);
+        frame
+    }
+
+    /// Reads a frame written by [`ToolAnswer::to_frame`].
+    pub fn from_frame(frame: &str) -> Result<ToolAnswer, String> {
+        let (head, result) = frame.split_once('\n').ok_or("a tool answer without its head")?;
+        let head: AnswerHead = crate::json::decode(head).map_err(|e| format!("tool answer head: {e}"))?;
+        Ok(ToolAnswer { outcome: head.outcome, detail: head.detail, result: result.to_owned() })
     }
 }
 
@@ -451,5 +495,37 @@ pub fn descriptor<'a>(tool: &dyn DynTool, schemas: &'a schema::Schemas, version:
             ui: Ui { resource_uri: uri, visibility: (tool.access() == Access::App).then_some(["app"]) },
             resource_uri: uri,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn outcome(detail: Option<&str>) -> ToolOutcome {
+        ToolOutcome {
+            text: "line one\nline two".into(),
+            structured: Some(json!({ "kind": "context", "note": "a\nb" })),
+            outcome: Outcome::Failed,
+            detail: detail.map(Into::into),
+        }
+    }
+
+    #[test]
+    fn an_answer_crosses_its_frame_whole_and_in_the_callers_shape() {
+        for detail in [None, Some("storage\nfailed {\"at\": 1}")] {
+            let answer = outcome(detail).into_answer(true);
+            assert_eq!(ToolAnswer::from_frame(&answer.to_frame()), Ok(answer.clone()));
+            let result: Value = serde_json::from_str(&answer.result).unwrap();
+            assert_eq!(result["isError"], true);
+            assert_eq!(result["structuredContent"]["note"], "a\nb");
+            assert_eq!(result["content"].as_array().unwrap().len(), 1);
+        }
+        // Before 2025-06-18: the JSON in a second text block, no structuredContent.
+        let older: Value = serde_json::from_str(&outcome(None).into_answer(false).result).unwrap();
+        assert!(older.get("structuredContent").is_none());
+        assert_eq!(older["content"][1]["text"], r#"{"kind":"context","note":"a\nb"}"#);
+        assert!(ToolAnswer::from_frame("no head").is_err());
+        assert!(ToolAnswer::from_frame("{\"outcome\":\"maybe\"}\n{}").is_err());
     }
 }

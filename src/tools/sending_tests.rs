@@ -50,6 +50,7 @@ impl World {
             arguments,
             principal: self.app.clone(),
             request_id: "req_1".into(),
+            structured_content: true,
         };
         block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, now))
     }

@@ -176,6 +176,7 @@ mod tests {
             arguments,
             principal: principal(ScopeSet::FULL, true),
             request_id: "req_9".into(),
+            structured_content: true,
         };
         block_on(call_tool(db, &test_config(), &NoNetwork, c, now))
     }

@@ -449,7 +449,13 @@ mod tests {
     fn call_as(db: &MemoryDb, tool: &str, arguments: Value, subject: &str, now: i64) -> ToolOutcome {
         let mut p = principal(ScopeSet::FULL, false);
         p.subject = subject.into();
-        let c = ToolCall { tool: tool.into(), arguments, principal: p, request_id: "req_1".into() };
+        let c = ToolCall {
+            tool: tool.into(),
+            arguments,
+            principal: p,
+            request_id: "req_1".into(),
+            structured_content: true,
+        };
         block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, now))
     }
 
@@ -561,6 +567,7 @@ mod tests {
             arguments: json!({"product": "P", "description": "D", "value_proposition": "V"}),
             principal: principal(ScopeSet::READ, false),
             request_id: "r".into(),
+            structured_content: true,
         };
         let out = block_on(call_tool(&db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS));
         assert_eq!(out.outcome, Outcome::Refused);

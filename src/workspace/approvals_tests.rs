@@ -68,6 +68,7 @@ impl World {
             arguments,
             principal: principal.clone(),
             request_id: "req_2".into(),
+            structured_content: true,
         };
         block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, NOW_MS + 1))
     }

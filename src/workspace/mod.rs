@@ -52,6 +52,10 @@ pub struct ToolCall {
     pub principal: Principal,
     /// The request id, for references and logs.
     pub request_id: String,
+    /// Whether the caller's protocol version has `structuredContent` (2025-06-18 on): the
+    /// object serialises the result for it ([`crate::tools::ToolAnswer`]).
+    #[serde(default)]
+    pub structured_content: bool,
 }
 
 /// What workspace code needs besides the caller: storage, configuration, the outside world and
@@ -245,6 +249,7 @@ mod tests {
                 arguments: serde_json::json!({}),
                 principal: p,
                 request_id: "req_1".into(),
+                structured_content: true,
             };
             block_on(super::call_tool_opened(
                 &db,
