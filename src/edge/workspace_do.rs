@@ -14,7 +14,9 @@ use crate::oauth::grants::{self, AccountOp};
 use crate::workspace::{self, Op, Services, ToolCall};
 
 /// A workspace's Durable Object (SQLite-backed; see `docs/storage.md`).
-#[durable_object]
+// `alarm`: fetch and alarm only. The bare attribute also exports WebSocket and `connect`
+// handlers, unused here (3.4 KB of the module, gzip).
+#[durable_object(alarm)]
 pub struct Workspace {
     state: State,
     env: Env,
