@@ -279,7 +279,7 @@ impl Config {
             Some(json) => crate::deliverability::Deliverability::from_json(&json)
                 .map_err(|reason| ConfigError::Invalid { name: "DELIVERABILITY", reason })?,
         };
-        let sending = crate::sending::SendingConfig::from_lookup(&|name: &str| lookup(name))?;
+        let sending = crate::sending::SendingConfig::from_lookup(&lookup)?;
         Ok(Config {
             public_url,
             provider_mode,

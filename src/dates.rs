@@ -117,7 +117,6 @@ pub fn parse_rfc3339_ms(s: &str) -> Option<i64> {
 mod tests {
     use super::*;
 
-    /// The hand-written shapes are exactly what chrono's patterns gave.
     /// The hand-written RFC 3339 reader agrees with chrono's on what it accepts and what it gives.
     #[test]
     fn reads_rfc_3339_as_chrono_does() {
@@ -159,6 +158,7 @@ mod tests {
         }
     }
 
+    /// The hand-written shapes are exactly what chrono's patterns gave.
     #[test]
     fn match_chrono_patterns() {
         for ms in [0_i64, 1_764_547_200_123, 1_800_000_000_999, 951_782_400_000, 4_102_444_799_999] {

@@ -200,7 +200,7 @@ impl dyn Db + '_ {
 
     /// Runs one statement and ignores its rows.
     pub fn exec(&self, sql: &'static str, params: Vec<SqlValue>) -> Result<(), StoreError> {
-        self.query(Stmt::new(sql, params)).map(drop)
+        self.run(sql, params).map(drop)
     }
 }
 

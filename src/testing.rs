@@ -234,7 +234,7 @@ impl TestPlatform {
 
     /// The database of an `OAuthState` object.
     pub fn state_db(&self, name: &str) -> Rc<MemoryDb> {
-        Rc::clone(self.states.borrow_mut().entry(name.to_owned()).or_default())
+        instance(&self.states, name)
     }
 
     /// The routing id of a workspace (a Durable Object id on Workers).
@@ -293,12 +293,7 @@ impl TestPlatform {
 
     /// The database of a workspace.
     pub fn db(&self, workspace: &str) -> Rc<MemoryDb> {
-        Rc::clone(self.workspaces.borrow_mut().entry(workspace.to_owned()).or_default())
-    }
-
-    /// What the workspace's object instance remembers between requests, as on Workers.
-    fn opened(&self, workspace: &str) -> Rc<workspace::Opened> {
-        Rc::clone(self.opened.borrow_mut().entry(workspace.to_owned()).or_default())
+        instance(&self.workspaces, workspace)
     }
 
     /// Routes a request synchronously.
@@ -415,7 +410,7 @@ impl AuthObjects for TestPlatform {
             // Through JSON, as on Workers, so the ops' serde is exercised.
             let op: state::StateOp = roundtrip(&op);
             let db = self.state_db(&name);
-            let tables = Rc::clone(self.state_tables.borrow_mut().entry(name).or_default());
+            let tables = instance(&self.state_tables, &name);
             state::apply(&*db, &tables, op, self.now_ms.get())
                 .map(|r| roundtrip(&r))
                 .map_err(|e| ObjectError::Failed(e.to_string()))
@@ -439,12 +434,18 @@ impl AuthObjects for TestPlatform {
             };
             let op: grants::AccountOp = roundtrip(&op);
             let db = self.db(&workspace);
-            let opened = self.opened(&workspace);
+            let opened = instance(&self.opened, &workspace);
             grants::apply(&*db, &opened, &route, op, self.now_ms.get())
                 .map(|r| roundtrip(&r))
                 .map_err(|e| ObjectError::Failed(e.to_string()))
         })
     }
+}
+
+/// The one value per object name (its storage, or what its instance remembers), made on first
+/// use, as a Durable Object is.
+fn instance<T: Default>(map: &RefCell<HashMap<String, Rc<T>>>, name: &str) -> Rc<T> {
+    Rc::clone(map.borrow_mut().entry(name.to_owned()).or_default())
 }
 
 fn roundtrip<T: serde::Serialize + serde::de::DeserializeOwned>(value: &T) -> T {
@@ -500,7 +501,7 @@ impl ToolBackend for TestPlatform {
     fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolAnswer, String>> {
         Box::pin(async move {
             let db = self.db(&call.principal.workspace);
-            let opened = self.opened(&call.principal.workspace);
+            let opened = instance(&self.opened, &call.principal.workspace);
             let config = self.config.as_ref().map_err(ToString::to_string)?;
             let now_ms = self.now_ms.get();
             let structured_content = call.structured_content;

@@ -361,17 +361,18 @@ impl Dispatch<'_> {
             trace.outcome = "forbidden";
             return Answer::Forbidden;
         }
+        let structured_content = self.version.has_structured_content();
         let call = ToolCall {
             tool: name.clone(),
             arguments,
             principal: self.principal.clone(),
             request_id: self.request_id.to_owned(),
-            structured_content: self.version.has_structured_content(),
+            structured_content,
         };
         let answer = match self.backend.call_tool(call).await {
             Ok(answer) => answer,
             Err(detail) => ToolOutcome::refusal(&tools::Refusal::Internal(detail), &name, self.request_id)
-                .into_answer(self.version.has_structured_content()),
+                .into_answer(structured_content),
         };
         trace.outcome = match answer.outcome {
             tools::Outcome::Ok => "ok",

@@ -252,13 +252,11 @@ pub fn apply(
 ) -> Result<AccountReply, StoreError> {
     match op {
         AccountOp::CreateGrant(grant) => {
-            open(db, &grant.subject, now_ms)?;
-            opened.mark_schema_current();
+            open(db, opened, &grant.subject, now_ms)?;
             create_grant(db, route, grant, now_ms)
         }
         AccountOp::CreateSession { subject, display, secret_hash, expires_at } => {
-            open(db, &subject, now_ms)?;
-            opened.mark_schema_current();
+            open(db, opened, &subject, now_ms)?;
             db.batch(vec![
                 Stmt::new("DELETE FROM web_sessions WHERE expires_at <= ?", vec![now_ms.into()]),
                 Stmt::new(
@@ -338,11 +336,13 @@ pub fn apply(
     }
 }
 
-/// Opens the workspace for `subject` (migrations, owner binding).
-fn open(db: &dyn Db, subject: &str, now_ms: i64) -> Result<(), StoreError> {
+/// Opens the workspace for `subject` (migrations, owner binding), which `opened` then knows.
+fn open(db: &dyn Db, opened: &workspace::Opened, subject: &str, now_ms: i64) -> Result<(), StoreError> {
     let workspace_id = workspace::workspace_id_for(subject);
     workspace::open_for(db, subject, &workspace_id, now_ms)
-        .map_err(|r| StoreError::Sql(format!("opening the workspace: {r:?}")))
+        .map_err(|r| StoreError::Sql(format!("opening the workspace: {r:?}")))?;
+    opened.mark_schema_current();
+    Ok(())
 }
 
 /// Whether the workspace has ever been opened; if so its schema is brought up to date. A holder

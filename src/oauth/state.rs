@@ -287,7 +287,7 @@ mod tests {
         assert_eq!(hit(NOW_MS), StateReply::Limited { retry_after_secs: 30 });
         assert_eq!(hit(NOW_MS + 29_000), StateReply::Limited { retry_after_secs: 1 });
         assert_eq!(hit(NOW_MS + 31_000), StateReply::Allowed);
-        assert!(last_expiry(&db, &Tables::default()).unwrap().is_some());
+        assert!(last_expiry(&db, &tables).unwrap().is_some());
         assert!(!purge(&db, &tables, NOW_MS + 31_000).unwrap());
         assert!(purge(&db, &tables, NOW_MS + 200_000).unwrap(), "a full bucket is forgotten");
     }
