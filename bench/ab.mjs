@@ -5,8 +5,8 @@
 // Prints, per scenario, each build's median req/s and CPU µs per request and B ÷ A. This is
 // how a change is judged before it is kept (bench/README.md): make the build before it with
 // `bin/build` and copy `build/` aside, then build the change.
-import { join, resolve } from "node:path";
-import { ROOT, cpuSecondsOf, pin, scenarios, sendOnce, startWorker, summarize, tokens, wrk, wrkEnv } from "./lib.mjs";
+import { resolve } from "node:path";
+import { measure, median, pin, scenarios, sendOnce, startWorker, tokens } from "./lib.mjs";
 import { refreshScenario } from "./oauth.mjs";
 
 const [a, b, only = "initialize,tools_list,challenge_401", roundsArg = "5"] = process.argv.slice(2);
@@ -16,7 +16,6 @@ if (!a || !b) {
 }
 const ROUNDS = Number(roundsArg);
 const SECONDS = Number(process.env.BENCH_DURATION ?? 4);
-const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 
 const builds = { A: resolve(a), B: resolve(b) };
 const workers = {};
@@ -26,13 +25,10 @@ for (const [label, build] of Object.entries(builds)) {
 }
 try {
   const chosen = scenarios(tokens()).filter((s) => only.split(",").includes(s.id));
-  // The refresh grant needs grants made on the Worker it runs against, before every run.
+  // The refresh grant needs a client registered on the Worker it runs against: its scenario is
+  // made again for each run (bench/oauth.mjs makes its grants on the last Worker it was made for).
   if (only.split(",").includes("refresh")) chosen.push({ id: "refresh", perWorker: true });
-  const prepare = async (s, label) => {
-    if (!s.perWorker) return { s, seeded: {} };
-    const r = await refreshScenario(workers[label].url, 16, () => {});
-    return { s: r, seeded: await r.reseed("ours") };
-  };
+  const scenarioFor = async (s, label) => (s.perWorker ? refreshScenario(workers[label].url, 16, () => {}) : s);
   for (const s of chosen) {
     if (s.perWorker) continue;
     for (const label of ["A", "B"]) {
@@ -44,14 +40,16 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const s of chosen) {
       for (const label of round % 2 ? ["B", "A"] : ["A", "B"]) {
-        const w = workers[label];
-        const warm = await prepare(s, label);
-        const args = { url: w.url + warm.s.path, script: join(ROOT, "bench/wrk", warm.s.script ?? "mcp.lua"), connections: 16, loadCpu: 0 };
-        await wrk({ ...args, env: { ...wrkEnv(warm.s), ...warm.seeded }, seconds: 1 });
-        const { seeded } = await prepare(s, label);
-        const before = cpuSecondsOf(w.pid);
-        const r = summarize(await wrk({ ...args, env: { ...wrkEnv(warm.s), ...seeded }, seconds: SECONDS }), warm.s.expectStatus);
-        r.cpu_us = ((cpuSecondsOf(w.pid) - before) * 1e6) / r.requests;
+        const scenario = await scenarioFor(s, label);
+        const r = await measure(workers[label], scenario, {
+          path: scenario.path,
+          seconds: SECONDS,
+          warmup: 1,
+          connections: 16,
+          loadCpu: 0,
+          expectStatus: scenario.expectStatus,
+          reseedAs: "ours",
+        });
         ((runs[s.id] ??= { A: [], B: [] })[label]).push(r);
         process.stderr.write(`round ${round + 1} ${s.id.padEnd(14)} ${label} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpu_us.toFixed(0).padStart(5)} µs/req${r.errors ? ` ${r.errors} ERRORS` : ""}\n`);
       }

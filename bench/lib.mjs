@@ -285,7 +285,7 @@ export function wasmPath() {
 }
 
 /** Runs wrk once (on core `loadCpu` when given); resolves to its JSON figures. */
-export function wrk({ url, script, env: extra, seconds, connections, loadCpu }) {
+function wrk({ url, script, env: extra, seconds, connections, loadCpu }) {
   const out = join(tmpdir(), `vibesell-bench-wrk-${process.pid}-${Math.random().toString(36).slice(2)}.json`);
   const args = ["-t1", `-c${connections}`, `-d${seconds}s`, "--timeout", "10s", "-s", script, url];
   const [cmd, argv] = loadCpu === undefined ? ["wrk", args] : ["taskset", ["-c", String(loadCpu), "wrk", ...args]];
@@ -321,7 +321,7 @@ export function wrkEnv(scenario) {
 }
 
 /** req/s, latency percentiles and errors of one wrk run. */
-export function summarize(run, expectStatus) {
+function summarize(run, expectStatus) {
   const seconds = run.duration_us / 1e6;
   const e = run.errors;
   const transport = e.connect + e.read + e.write + e.timeout;
@@ -335,4 +335,30 @@ export function summarize(run, expectStatus) {
     requests: run.requests,
     errors: transport + wrongStatus,
   };
+}
+
+/**
+ * One measured run of `scenario` on a started Worker at `path`: a warm-up of `warmup` seconds,
+ * then `seconds` under wrk. Returns req/s, latency and errors, and the Worker's CPU µs per
+ * request (its workerd process, before and after). A scenario with `reseed` (the refresh grant)
+ * gets fresh tokens for `reseedAs` before each.
+ */
+export async function measure(worker, scenario, { path, seconds, warmup, connections, loadCpu, expectStatus, reseedAs }) {
+  const url = worker.url + path;
+  const script = join(ROOT, "bench/wrk", scenario.script ?? "mcp.lua");
+  const env = async () => ({ ...wrkEnv(scenario), ...(scenario.reseed ? await scenario.reseed(reseedAs) : {}) });
+  if (warmup > 0) await wrk({ url, script, env: await env(), seconds: warmup, connections, loadCpu });
+  const measured = await env();
+  const before = cpuSecondsOf(worker.pid);
+  const r = summarize(await wrk({ url, script, env: measured, seconds, connections, loadCpu }), expectStatus);
+  r.cpu_us = ((cpuSecondsOf(worker.pid) - before) * 1e6) / r.requests;
+  return r;
+}
+
+/** The median of the finite numbers among `xs` (NaN if there are none). */
+export function median(xs) {
+  const s = [...xs].filter(Number.isFinite).sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }

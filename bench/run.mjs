@@ -12,17 +12,15 @@ import { join } from "node:path";
 import {
   ROOT,
   WORKER_NAMES,
-  cpuSecondsOf,
+  measure,
+  median,
   memoryOf,
   pin,
   scenarios,
   sendOnce,
   startWorker,
-  summarize,
   tokens,
   wasmPath,
-  wrk,
-  wrkEnv,
 } from "./lib.mjs";
 import { refreshScenario } from "./oauth.mjs";
 
@@ -48,12 +46,6 @@ const TARGETS = {
 
 const t0 = Date.now();
 const say = (msg) => process.stderr.write(`[bench +${((Date.now() - t0) / 1000).toFixed(0)}s] ${msg}\n`);
-const median = (xs) => {
-  const s = [...xs].filter(Number.isFinite).sort((a, b) => a - b);
-  if (!s.length) return NaN;
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 function machine() {
   const cpus = os.cpus();
@@ -173,17 +165,15 @@ async function main() {
         // load spreads over all of them instead of landing on one.
         const order = names.map((_, i) => names[(i + round) % names.length]);
         for (const name of order) {
-          const url = workers[name].url + (name === "floor" && s.floorPath ? s.floorPath : s.path);
-          const script = join(ROOT, "bench/wrk", s.script ?? "mcp.lua");
-          const e = wrkEnv(s);
-          if (WARMUP > 0) {
-            if (s.reseed) Object.assign(e, await s.reseed(name));
-            await wrk({ url, script, env: e, seconds: WARMUP, connections: CONNECTIONS, loadCpu: PIN ? LOAD_CPU : undefined });
-          }
-          if (s.reseed) Object.assign(e, await s.reseed(name));
-          const cpuBefore = cpuSecondsOf(workers[name].pid);
-          const r = summarize(await wrk({ url, script, env: e, seconds: DURATION, connections: CONNECTIONS, loadCpu: PIN ? LOAD_CPU : undefined }), name === "floor" ? 200 : s.expectStatus);
-          r.cpu_us = ((cpuSecondsOf(workers[name].pid) - cpuBefore) * 1e6) / r.requests;
+          const r = await measure(workers[name], s, {
+            path: name === "floor" && s.floorPath ? s.floorPath : s.path,
+            seconds: DURATION,
+            warmup: WARMUP,
+            connections: CONNECTIONS,
+            loadCpu: PIN ? LOAD_CPU : undefined,
+            expectStatus: name === "floor" ? 200 : s.expectStatus,
+            reseedAs: name,
+          });
           (runs[s.id] ??= {})[name] ??= [];
           runs[s.id][name].push(r);
           done++;
