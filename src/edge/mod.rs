@@ -1,6 +1,6 @@
-//! The Workers edge: the only module that names the `worker` crate. It turns a
-//! `worker::Request` into an [`HttpRequest`], gives the router a [`Platform`] over the Worker's
-//! environment, writes the log line, and hosts the workspace Durable Object.
+//! The Workers edge: the only module that names the `worker` crate. It turns the runtime's
+//! `Request` into an [`HttpRequest`], gives the router a [`Platform`] over the Worker's
+//! environment, writes the log line, and hosts the Durable Objects.
 
 mod crypto;
 mod db;
