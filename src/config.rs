@@ -101,6 +101,9 @@ pub struct Config {
     pub apollo: Option<ApolloConfig>,
     /// Sending and outcome defaults (PRODUCT §8), shared by sizing, estimates and campaigns.
     pub deliverability: crate::deliverability::Deliverability,
+    /// Whether routine requests get a log line too (`LOG_REQUESTS=all`); by default only the
+    /// others do (`log::is_routine`).
+    pub log_routine: bool,
 }
 
 /// An OpenID Connect provider for sign-in (authorization code flow with PKCE).
@@ -279,6 +282,13 @@ impl Config {
             Some(json) => crate::deliverability::Deliverability::from_json(&json)
                 .map_err(|reason| ConfigError::Invalid { name: "DELIVERABILITY", reason })?,
         };
+        let log_routine = match lookup("LOG_REQUESTS").as_deref().map(str::trim) {
+            None | Some("" | "significant") => false,
+            Some("all") => true,
+            Some(other) => {
+                return Err(invalid("LOG_REQUESTS", &format!("{other:?} is neither all nor significant")));
+            }
+        };
         let sending = crate::sending::SendingConfig::from_lookup(&lookup)?;
         Ok(Config {
             public_url,
@@ -295,6 +305,7 @@ impl Config {
             apollo,
             deliverability,
             sending,
+            log_routine,
         })
     }
 
@@ -545,6 +556,16 @@ mod tests {
             config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", KEY), ("PROVIDER_MODE", "x")])
                 .is_err()
         );
+    }
+
+    #[test]
+    fn reads_which_requests_to_log() {
+        let local = [("PUBLIC_URL", "http://127.0.0.1:8787"), ("JWT_SIGNING_KEYS", KEY)];
+        assert!(!config(&local).unwrap().log_routine, "routine requests are left out by default");
+        let with = |value| config(&[local[0], local[1], ("LOG_REQUESTS", value)]);
+        assert!(with("all").unwrap().log_routine);
+        assert!(!with(" significant ").unwrap().log_routine);
+        assert!(matches!(with("some"), Err(ConfigError::Invalid { name: "LOG_REQUESTS", .. })));
     }
 
     #[test]

@@ -241,7 +241,10 @@ async fn post_mcp(
     ) {
         Ok(principal) => principal,
         Err(e) => {
-            trace.outcome = "unauthorized";
+            trace.outcome = match &e {
+                AuthError::Missing => crate::log::CHALLENGE,
+                _ => "unauthorized",
+            };
             if let AuthError::Invalid(reason) = &e {
                 trace.detail = Some(reason.to_string());
             }

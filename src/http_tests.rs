@@ -350,3 +350,89 @@ fn billing_routes_exist_only_when_configured() {
     assert!(String::from_utf8_lossy(&r.body).contains("Nothing was charged"));
     assert!(r.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
 }
+
+/// The requests `log::is_routine` leaves out of the log by default, classified on what the
+/// router actually answered: the protocol's bookkeeping and discovery are routine; a tool call,
+/// a bad token, any error and every other route are not.
+#[test]
+fn only_the_protocols_bookkeeping_is_routine() {
+    let platform = TestPlatform::new();
+    let token = format!("Bearer {}", test_token(ScopeSet::FULL, false));
+    let mcp = |body: &str, auth: &str, version: &str| {
+        let mut headers = vec![
+            ("content-type", "application/json"),
+            ("accept", "application/json, text/event-stream"),
+            ("host", "127.0.0.1:8787"),
+            ("mcp-protocol-version", version),
+        ];
+        if !auth.is_empty() {
+            headers.push(("authorization", auth));
+        }
+        request("POST", &headers, body)
+    };
+    let at = |method: &str, path: &str| HttpRequest {
+        path: path.into(),
+        ..request(method, &[("host", "127.0.0.1:8787"), ("origin", "http://localhost:6274")], "")
+    };
+    let read_card = format!(
+        r#"{{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{{"uri":"{}"}}}}"#,
+        crate::card::resource_uri()
+    );
+    let call = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{}}}"#;
+    let cases: Vec<(&str, HttpRequest, bool)> = vec![
+        ("initialize", mcp(INIT, &token, "2025-11-25"), true),
+        (
+            "notification",
+            mcp(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &token, "2025-11-25"),
+            true,
+        ),
+        ("ping", mcp(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, &token, "2025-11-25"), true),
+        ("tools/list", mcp(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, &token, "2025-11-25"), true),
+        (
+            "resources/list",
+            mcp(r#"{"jsonrpc":"2.0","id":2,"method":"resources/list"}"#, &token, "2025-11-25"),
+            true,
+        ),
+        ("reading the card", mcp(&read_card, &token, "2025-11-25"), true),
+        ("no credentials", mcp(INIT, "", "2025-11-25"), true),
+        ("preflight", at("OPTIONS", "/v1/mcp"), true),
+        ("GET probe", at("GET", "/v1/mcp"), true),
+        ("AS metadata", at("GET", "/.well-known/oauth-authorization-server"), true),
+        ("PRM", at("GET", "/.well-known/oauth-protected-resource/v1/mcp"), true),
+        ("health", at("GET", "/health"), true),
+        ("a tool call", mcp(call, &token, "2025-11-25"), false),
+        ("a bad token", mcp(INIT, "Bearer not.a.token", "2025-11-25"), false),
+        ("a malformed body", mcp("{", &token, "2025-11-25"), false),
+        (
+            "an unknown method",
+            mcp(r#"{"jsonrpc":"2.0","id":1,"method":"nope"}"#, &token, "2025-11-25"),
+            false,
+        ),
+        (
+            "an unknown resource",
+            mcp(
+                r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://x"}}"#,
+                &token,
+                "2025-11-25",
+            ),
+            false,
+        ),
+        (
+            "a bad protocol version",
+            mcp(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, &token, "1999-01-01"),
+            false,
+        ),
+        ("metadata by POST", at("POST", "/.well-known/oauth-authorization-server"), false),
+        ("authorize", at("GET", "/v1/oauth/authorize"), false),
+        ("nowhere", at("GET", "/nowhere"), false),
+    ];
+    for (name, req, routine) in cases {
+        let (response, trace) = platform.send(&req);
+        assert_eq!(
+            crate::log::is_routine(&req.method, &req.path, response.status, &trace),
+            routine,
+            "{name}: {} {trace:?}",
+            response.status
+        );
+    }
+}

@@ -1,5 +1,10 @@
 //! One structured JSON log line per request: request id, route, JSON-RPC method, tool, outcome,
 //! status and duration. Never tokens, secrets, arguments or bodies.
+//!
+//! Routine requests (`is_routine`) get no line unless `LOG_REQUESTS=all`: one `console.log` was
+//! about a quarter of the CPU of an `initialize` in workerd (164 against 120 µs in an A/B,
+//! bench/README.md), and on Cloudflare every line is a billed log event. Every request that
+//! reads or changes a workspace or a grant, and every failure, is still logged.
 
 use serde::Serialize;
 
@@ -49,6 +54,46 @@ pub fn request_line(rid: &str, method: &str, route: &str, status: u16, trace: &T
     };
     serde_json::to_string(&record).unwrap_or_default()
 }
+
+/// Whether a finished request is routine: answered from what the isolate holds, with nothing
+/// read or changed and nothing wrong. That is the protocol's bookkeeping on the MCP endpoint
+/// (`initialize`, notifications, `ping`, listing tools and resources, reading the card), the
+/// bare challenge to a request that presented no credentials (how every client starts
+/// discovery), the endpoint's preflight and its 405 to a GET (the SDK's probe for a server
+/// stream), and the health and discovery documents. A tool call, an invalid token, any other
+/// error and every other route are not routine.
+pub fn is_routine(method: &str, route: &str, status: u16, trace: &Trace) -> bool {
+    use crate::oauth::{AS_METADATA_PATH, PRM_PATH};
+    match (method, route) {
+        ("POST", crate::config::MCP_PATH) => {
+            let protocol = trace.rpc_method.as_deref().is_some_and(|m| {
+                matches!(
+                    m,
+                    "initialize"
+                        | "ping"
+                        | "tools/list"
+                        | "resources/list"
+                        | "resources/templates/list"
+                        | "resources/read"
+                ) || m.starts_with("notifications/")
+            });
+            (protocol
+                && trace.tool.is_none()
+                && matches!(status, 200 | 202)
+                && matches!(trace.outcome, "ok" | "accepted"))
+                || (status == 401 && trace.outcome == CHALLENGE)
+        }
+        ("OPTIONS", crate::config::MCP_PATH) => status < 400,
+        ("GET", crate::config::MCP_PATH) => status == 405,
+        ("GET" | "HEAD" | "OPTIONS", "/health" | AS_METADATA_PATH | PRM_PATH | crate::http::PRM_MCP_PATH) => {
+            status < 400
+        }
+        _ => false,
+    }
+}
+
+/// The outcome of a request to the MCP endpoint that presented no credentials at all.
+pub const CHALLENGE: &str = "challenge";
 
 /// The facts of an isolate's start, logged once by it.
 #[derive(Debug, Serialize)]

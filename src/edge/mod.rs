@@ -383,17 +383,21 @@ fn serve(incoming: Incoming) -> wasm_bindgen::JsValue {
             request.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
         let platform = EdgePlatform { config: config(&env), env, now_ms: started };
         let (response, trace) = http::route(&request, &platform, &request_id).await;
-        worker::console_log!(
-            "{}",
-            crate::log::request_line(
-                &request_id,
-                &request.method,
-                &request.path,
-                response.status,
-                &trace,
-                now_ms() - started
-            )
-        );
+        // A broken configuration logs everything: its requests are all failures anyway.
+        let log_routine = platform.config.as_ref().as_ref().map_or(true, |c| c.log_routine);
+        if log_routine || !crate::log::is_routine(&request.method, &request.path, response.status, &trace) {
+            worker::console_log!(
+                "{}",
+                crate::log::request_line(
+                    &request_id,
+                    &request.method,
+                    &request.path,
+                    response.status,
+                    &trace,
+                    now_ms() - started
+                )
+            );
+        }
         to_worker_response(&response)
     });
     match answer.as_mut().poll(&mut std::task::Context::from_waker(Waker::noop())) {

@@ -67,7 +67,9 @@ pub struct Trace {
     pub rpc_method: Option<String>,
     /// The tool, for `tools/call`.
     pub tool: Option<String>,
-    /// `ok`, `refused`, `failed`, `rpc_error`, `http_error`, `forbidden` or `accepted`.
+    /// `ok`, `refused`, `failed`, `rpc_error`, `http_error`, `forbidden`, `accepted`,
+    /// `unauthorized`, `challenge` (no credentials at all), or one of the OAuth and webhook
+    /// outcomes.
     pub outcome: &'static str,
     /// Internal detail for the log (never sent).
     pub detail: Option<String>,

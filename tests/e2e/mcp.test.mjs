@@ -240,6 +240,42 @@ test("one structured log line per request, with no token in it", async () => {
   assert.ok(!worker.logs.join("\n").includes(token), "the token never reaches the logs");
 });
 
+test("routine requests leave no log line unless LOG_REQUESTS=all; a bad token always does", async () => {
+  const routine = async (w) => {
+    await post(w, rpc("initialize", INIT_PARAMS("2025-11-25")));
+    await post(w, rpc("tools/list", {}), { headers: { "mcp-protocol-version": "2025-11-25" } });
+    await post(w, rpc("initialize", INIT_PARAMS("2025-11-25")), { token: null });
+    await fetch(w.url + "/.well-known/oauth-protected-resource/v1/mcp");
+  };
+  const settled = () => new Promise((r) => setTimeout(r, 100));
+  const before = worker.requestLogs().length;
+  await routine(worker);
+  await post(worker, rpc("initialize", INIT_PARAMS("2025-11-25")), { token: "not.a.token" });
+  await settled();
+  const lines = worker.requestLogs().slice(before);
+  assert.deepEqual(
+    lines.map((l) => [l.status, l.outcome, l.detail !== undefined]),
+    [[401, "unauthorized", true]],
+    "only the bad token is logged, with why it failed",
+  );
+  const verbose = await startWorker({ vars: { LOG_REQUESTS: "all" } });
+  try {
+    await routine(verbose);
+    await settled();
+    assert.deepEqual(
+      verbose.requestLogs().map((l) => [l.method, l.route, l.rpc, l.status, l.outcome]),
+      [
+        ["POST", "/v1/mcp", "initialize", 200, "ok"],
+        ["POST", "/v1/mcp", "tools/list", 200, "ok"],
+        ["POST", "/v1/mcp", undefined, 401, "challenge"],
+        ["GET", "/.well-known/oauth-protected-resource/v1/mcp", undefined, 200, "ok"],
+      ],
+    );
+  } finally {
+    await verbose.stop();
+  }
+});
+
 /** The start lines logged so far (one per isolate that loaded the module). */
 async function startLines(w) {
   for (let i = 0; i < 40; i++) {
