@@ -1,17 +1,34 @@
 // The floor: the least a Worker can do under the same runtime, for `npm run bench`. Every POST
 // gets the same small JSON-RPC answer; `/do` makes the same answer come from a Durable Object,
-// the floor of a scenario that crosses into one. Nothing is parsed, checked or logged; the
-// body is read only because workerd closes a keep-alive connection whose request body was left
-// unread, which would charge the floor a new connection per request.
+// the floor of a scenario that crosses into one; `/sized?bytes=N` answers a fixed JSON body of
+// exactly N bytes (encoded once per size), the floor of moving an answer as large as ours.
+// Nothing is parsed, checked or logged; the body is read only because workerd closes a
+// keep-alive connection whose request body was left unread, which would charge the floor a new
+// connection per request.
 import { DurableObject } from "cloudflare:workers";
 
 const BODY = '{"jsonrpc":"2.0","id":1,"result":{}}';
 const HEADERS = { "content-type": "application/json" };
+const SIZED = new Map();
+
+function sized(bytes) {
+  let body = SIZED.get(bytes);
+  if (body === undefined) {
+    const shell = '{"jsonrpc":"2.0","id":1,"result":{"pad":""}}';
+    body = new TextEncoder().encode(shell.replace('""', `"${"x".repeat(Math.max(0, bytes - shell.length))}"`));
+    SIZED.set(bytes, body);
+  }
+  return body;
+}
 
 export default {
   async fetch(request, env) {
     await request.arrayBuffer();
-    if (new URL(request.url).pathname === "/do") {
+    const url = new URL(request.url);
+    if (url.pathname === "/sized") {
+      return new Response(sized(Number(url.searchParams.get("bytes")) || 0), { headers: HEADERS });
+    }
+    if (url.pathname === "/do") {
       // The body was read above, so the Durable Object gets a fresh body-less request.
       return env.FLOOR_DO.get(env.FLOOR_DO.idFromName("floor")).fetch("https://floor/do");
     }
