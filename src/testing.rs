@@ -122,6 +122,28 @@ fn run(conn: &rusqlite::Connection, stmt: &Stmt) -> Result<Rows, StoreError> {
     Ok(Rows { columns, rows: out })
 }
 
+/// A [`MemoryDb`] that counts the statements run, so that a test can see which ones a holder of
+/// an `Opened` or `Tables` skips.
+#[derive(Default)]
+pub struct CountingDb {
+    /// The database itself.
+    pub db: MemoryDb,
+    /// Statements run so far (each of a batch counts).
+    pub statements: std::cell::Cell<usize>,
+}
+
+impl Db for CountingDb {
+    fn query(&self, stmt: Stmt) -> Result<Rows, StoreError> {
+        self.statements.set(self.statements.get() + 1);
+        self.db.query(stmt)
+    }
+
+    fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Rows>, StoreError> {
+        self.statements.set(self.statements.get() + stmts.len());
+        self.db.batch(stmts)
+    }
+}
+
 impl Db for MemoryDb {
     fn query(&self, stmt: Stmt) -> Result<Rows, StoreError> {
         run(&self.0, &stmt)
@@ -484,6 +506,7 @@ impl Outbound for TestPlatform {
 impl Workspaces for TestPlatform {
     fn op(&self, workspace: &str, op: Op) -> LocalBoxFuture<'_, Result<OpReply, String>> {
         let db = self.db(workspace);
+        let opened = instance(&self.opened, workspace);
         Box::pin(async move {
             let config = self.config.as_ref().map_err(ToString::to_string)?;
             let svc = Services {
@@ -492,7 +515,7 @@ impl Workspaces for TestPlatform {
                 outbound: &crate::outbound::NoNetwork,
                 now_ms: self.now_ms.get(),
             };
-            workspace::handle_op(&svc, op).await.map_err(|e| e.to_string())
+            workspace::handle_op(&svc, &opened, op).await.map_err(|e| e.to_string())
         })
     }
 }

@@ -58,7 +58,7 @@ impl DurableObject for Workspace {
                 Err(e) => Response::error(format!("bad call: {e}"), 400),
             },
             "/op" => match super::read_json::<Op>(&mut req).await {
-                Ok(op) => match workspace::handle_op(&svc, op).await {
+                Ok(op) => match workspace::handle_op(&svc, &self.opened, op).await {
                     Ok(reply) => Response::from_json(&reply),
                     Err(e) => Response::error(format!("op failed: {e}"), 500),
                 },

@@ -699,30 +699,10 @@ struct SummaryRow {
 
 #[cfg(test)]
 mod tests {
-    use std::cell::Cell;
-
     use super::*;
-    use crate::store::Rows;
-    use crate::testing::{MemoryDb, NOW_MS};
+    use crate::testing::{CountingDb, NOW_MS};
 
-    /// Counts the statements run, so that a test can see which ones a holder skips.
-    struct Counting {
-        db: MemoryDb,
-        statements: Cell<usize>,
-    }
-
-    impl Db for Counting {
-        fn query(&self, stmt: Stmt) -> Result<Rows, StoreError> {
-            self.statements.set(self.statements.get() + 1);
-            self.db.query(stmt)
-        }
-        fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Rows>, StoreError> {
-            self.statements.set(self.statements.get() + stmts.len());
-            self.db.batch(stmts)
-        }
-    }
-
-    fn list(db: &Counting, opened: &workspace::Opened) -> (AccountReply, usize) {
+    fn list(db: &CountingDb, opened: &workspace::Opened) -> (AccountReply, usize) {
         let before = db.statements.get();
         let reply =
             apply(db, opened, "route", AccountOp::ListGrants { subject: "u1".into() }, NOW_MS).unwrap();
@@ -731,7 +711,7 @@ mod tests {
 
     #[test]
     fn a_holder_that_opened_the_workspace_skips_the_schema_checks() {
-        let db = Counting { db: MemoryDb::new(), statements: Cell::new(0) };
+        let db = CountingDb::default();
         // Never opened: nothing there, and no table created.
         let (reply, _) = list(&db, &workspace::Opened::default());
         assert_eq!(reply, AccountReply::Grants { grants: Vec::new() });

@@ -72,8 +72,12 @@ impl World {
         let checkout = self.ok("start_checkout", json!({ "plan": plan }), NOW_MS);
         let session = checkout["sessionId"].as_str().unwrap().to_owned();
         let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: NOW_MS };
-        let paid =
-            block_on(workspace::handle_op(&svc, Op::SandboxPay { session, card: CARD_OK.into() })).unwrap();
+        let paid = block_on(workspace::handle_op(
+            &svc,
+            &workspace::Opened::default(),
+            Op::SandboxPay { session, card: CARD_OK.into() },
+        ))
+        .unwrap();
         assert!(matches!(paid, OpReply::SandboxPaid { outcome: Paid::Paid { .. } }), "{paid:?}");
     }
 

@@ -51,7 +51,7 @@ impl World {
 
     fn op(&self, op: Op, now: i64) -> OpReply {
         let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: now };
-        block_on(workspace::handle_op(&svc, op)).unwrap()
+        block_on(workspace::handle_op(&svc, &workspace::Opened::default(), op)).unwrap()
     }
 
     /// Subscribes through the sandbox checkout page with `card`.
@@ -308,4 +308,28 @@ fn invoice(id: &str) -> Invoice {
         description: "x".into(),
         created_at: NOW_MS,
     }
+}
+
+/// A holder that has run one op (the web page, a webhook, a sandbox page) skips the migrations
+/// check on the next: two statements, one of them a write, on every op before.
+#[test]
+fn a_holder_checks_the_schema_on_its_first_op_only() {
+    let db = crate::testing::CountingDb::default();
+    let app = principal(ScopeSet::FULL, true);
+    workspace::open(&db, &app, NOW_MS).unwrap();
+    let config = test_config();
+    let svc = Services { db: &db, config: &config, outbound: &NoNetwork, now_ms: NOW_MS };
+    let overview = || Op::Overview { subject: app.subject.clone() };
+    let run = |opened: &workspace::Opened| {
+        let before = db.statements.get();
+        let reply = block_on(workspace::handle_op(&svc, opened, overview())).unwrap();
+        (format!("{reply:?}"), db.statements.get() - before)
+    };
+    let opened = workspace::Opened::default();
+    let (first, cold) = run(&opened);
+    assert!(opened.schema_current(), "learnt by the first op");
+    let (second, warm) = run(&opened);
+    assert_eq!(first, second);
+    assert_eq!(cold, warm + 2);
+    assert_eq!(run(&workspace::Opened::default()).1, cold, "a new holder checks again");
 }

@@ -133,9 +133,14 @@ pub enum OpReply {
     NotFound,
 }
 
-/// Runs one op in the workspace.
-pub async fn handle_op(svc: &Services<'_>, op: Op) -> Result<OpReply, StoreError> {
-    migrations::apply(svc.db, svc.now_ms)?;
+/// Runs one op in the workspace, for a holder that keeps `opened` across ops (see [`Opened`](super::Opened)).
+pub async fn handle_op(svc: &Services<'_>, opened: &super::Opened, op: Op) -> Result<OpReply, StoreError> {
+    // The holder's `Opened` spares every later op the migrations check, which opens a write
+    // transaction (`CREATE TABLE IF NOT EXISTS`) even when there is nothing to apply.
+    if !opened.schema_current() {
+        migrations::apply(svc.db, svc.now_ms)?;
+        opened.mark_schema_current();
+    }
     match op {
         Op::GetApproval { subject, id } => {
             Ok(match approvals::get_for_owner(svc.db, &subject, &id, svc.now_ms)? {
