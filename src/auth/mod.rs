@@ -77,6 +77,11 @@ impl ScopeSet {
         }
     }
 
+    /// Whether every scope of `other` is in this set.
+    pub fn covers(self, other: ScopeSet) -> bool {
+        Scope::ALL.into_iter().all(|s| !other.contains(s) || self.contains(s))
+    }
+
     /// The space-separated wire form.
     pub fn to_wire(self) -> String {
         Scope::ALL.into_iter().filter(|s| self.contains(*s)).map(Scope::as_str).collect::<Vec<_>>().join(" ")

@@ -52,6 +52,10 @@ pub struct Pending {
     pub app: bool,
     /// Whether the client uses refresh tokens.
     pub refresh: bool,
+    /// Whether the client asked for the consent page even if the user consented before
+    /// (`prompt=consent`, `login` or `select_account`, OpenID Connect Core §3.1.2.1).
+    #[serde(default)]
+    pub ask_again: bool,
 }
 
 /// The `OAuthState` object and key of a pending request's handle.
@@ -372,6 +376,9 @@ fn validate(
         code_challenge: challenge.to_owned(),
         app: client.is_app(config),
         refresh: client.refresh_allowed(),
+        ask_again: query
+            .get("prompt")?
+            .is_some_and(|p| p.split(' ').any(|v| matches!(v, "consent" | "login" | "select_account"))),
     })
 }
 

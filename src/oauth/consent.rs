@@ -9,6 +9,12 @@
 //! and deleted in one step — so a handle decides once. Approval records the grant and its code
 //! in the user's workspace object and redirects with `code`, `state` and `iss`; denial with
 //! `error=access_denied`, `state` and `iss` (RFC 9207).
+//!
+//! Consent is remembered for (user, client, redirect URI, resource, scopes), as OAUTH-ANCHORS
+//! recommends: when the signed-in user already has a live grant for the same client and redirect
+//! URI covering every scope asked (this server has one resource), the page approves at once
+//! instead of asking again. Never for a redirect URI on this computer, where any program can
+//! call itself by a connected app's name, nor when the client asks with `prompt=consent`.
 
 use super::authorize::{self, Pending};
 use super::clients::Source;
@@ -80,7 +86,20 @@ pub async fn show(
     };
     let return_to = format!("{CONSENT_PATH}?request={handle}");
     match session::signed_in(req, platform).await {
-        Ok(Some(session)) => consent_page(&pending, handle, &session),
+        Ok(Some(session)) => {
+            if remembered(platform, &pending, &session).await {
+                // The single use, as for a decision: the handle is spent either way.
+                return match take(platform, handle, &browser).await {
+                    Ok(Some(pending)) => {
+                        let scope = pending.scope;
+                        grant(config, platform, &pending, &session, scope, "remembered", trace).await
+                    }
+                    Ok(None) => unknown_request(trace),
+                    Err(e) => session::unavailable_page(&e),
+                };
+            }
+            consent_page(&pending, handle, &session)
+        }
         Ok(None) => session::signin_page(
             config,
             &browser,
@@ -89,6 +108,44 @@ pub async fn show(
             None,
         ),
         Err(e) => session::unavailable_page(&e),
+    }
+}
+
+/// Whether consent may be remembered for this request at all (see the module's doc).
+fn may_remember(p: &Pending) -> bool {
+    !p.ask_again && !redirect::is_loopback_uri(&p.redirect_uri)
+}
+
+/// Whether the user already consented to this request: a live grant of theirs for the same
+/// client and redirect URI that covers every scope asked. Any doubt (storage failing) shows the
+/// page, which is always safe.
+async fn remembered(platform: &dyn Platform, p: &Pending, session: &Session) -> bool {
+    if !may_remember(p) {
+        return false;
+    }
+    let op = AccountOp::ListGrants { subject: session.subject.clone() };
+    match platform.objects().account(AccountAddr::Workspace(session.workspace.clone()), op).await {
+        Ok(AccountReply::Grants { grants }) => grants.iter().any(|g| {
+            g.client_id == p.client_id && g.redirect_uri == p.redirect_uri && g.scope.covers(p.scope)
+        }),
+        _ => false,
+    }
+}
+
+/// Reads and deletes the pending request in one step, bound to this browser.
+async fn take(
+    platform: &dyn Platform,
+    handle: &str,
+    browser: &Browser,
+) -> Result<Option<Pending>, OAuthError> {
+    let (object, key) = authorize::pending_location(handle);
+    let op = StateOp::Take { kind: EntryKind::Pending, key, binding: browser.binding() };
+    match platform.objects().state(object, op).await {
+        Ok(StateReply::Doc { doc: Some(doc) }) => {
+            crate::json::decode(&doc).map(Some).map_err(|e| OAuthError::unavailable(e.to_string()))
+        }
+        Ok(_) => Ok(None),
+        Err(e) => Err(OAuthError::unavailable(e.to_string())),
     }
 }
 
@@ -136,10 +193,15 @@ fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
          <input type=\"hidden\" name=\"request\" value=\"{handle}\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
          {access}<div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button>\
          <button class=\"primary\" type=\"submit\" name=\"decision\" value=\"approve\">Allow</button></div></form>\
-         <p class=\"muted\">You can disconnect it at any time from your account.</p>",
+         <p class=\"muted\">{remember}You can disconnect it at any time from your account.</p>",
         who = escape(&session.display),
         signout = session::signout_form(session, &return_to, "Not you?"),
         csrf = escape(&session.csrf(&csrf_purpose(handle, session))),
+        remember = if may_remember(p) {
+            "While it stays connected, VibeSell will not ask again when it reconnects from the same place. "
+        } else {
+            ""
+        },
     );
     let form_targets = redirect::origin(&p.redirect_uri).into_iter().collect();
     Page {
@@ -213,25 +275,44 @@ pub async fn decide(
         }
     };
     // The single use: read and delete in one step, bound to this browser.
-    let (object, key) = authorize::pending_location(handle);
-    let op = StateOp::Take { kind: EntryKind::Pending, key, binding: browser.binding() };
-    let pending: Pending = match platform.objects().state(object, op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => match crate::json::decode(&doc) {
-            Ok(p) => p,
-            Err(e) => return session::unavailable_page(&OAuthError::unavailable(e.to_string())),
-        },
-        Ok(_) => return unknown_request(trace),
-        Err(e) => return session::unavailable_page(&OAuthError::unavailable(e.to_string())),
-    };
-    let to_client = |e: OAuthError, trace: &mut Trace| {
-        // The user acted: the answer goes back even to a redirect URI we would not bounce to
-        // unasked.
-        authorize::error_to_client(&e, &pending.redirect_uri, pending.state.as_deref(), true, config, trace)
+    let pending = match take(platform, handle, &browser).await {
+        Ok(Some(pending)) => pending,
+        Ok(None) => return unknown_request(trace),
+        Err(e) => return session::unavailable_page(&e),
     };
     if !approve {
-        return to_client(OAuthError::new(ErrorCode::AccessDenied, "The user denied access."), trace);
+        // The user acted: the answer goes back even to a redirect URI we would not bounce to
+        // unasked.
+        let e = OAuthError::new(ErrorCode::AccessDenied, "The user denied access.");
+        return authorize::error_to_client(
+            &e,
+            &pending.redirect_uri,
+            pending.state.as_deref(),
+            true,
+            config,
+            trace,
+        );
     }
     let scope = if narrowed { ScopeSet::READ } else { pending.scope };
+    grant(config, platform, &pending, &session, scope, "granted", trace).await
+}
+
+/// Records the grant and its code in the user's workspace object and sends the code to the
+/// client; `how` says in the log whether the user decided now or had consented before.
+async fn grant(
+    config: &Config,
+    platform: &dyn Platform,
+    pending: &Pending,
+    session: &Session,
+    scope: ScopeSet,
+    how: &str,
+    trace: &mut Trace,
+) -> HttpResponse {
+    let to_client = |e: OAuthError, trace: &mut Trace| {
+        // Approved by the user, now or before: the answer goes back even to a redirect URI we
+        // would not bounce to unasked.
+        authorize::error_to_client(&e, &pending.redirect_uri, pending.state.as_deref(), true, config, trace)
+    };
     let secret = tokens::new_secret();
     let op = AccountOp::CreateGrant(NewGrant {
         subject: session.subject.clone(),
@@ -249,7 +330,7 @@ pub async fn decide(
     match platform.objects().account(AccountAddr::Workspace(session.workspace.clone()), op).await {
         Ok(AccountReply::GrantCreated { route, grant_id }) => {
             trace.outcome = "ok";
-            trace.detail = Some(format!("granted {grant_id} ({})", scope.to_wire()));
+            trace.detail = Some(format!("{how} {grant_id} ({})", scope.to_wire()));
             let mut params = vec![("code", tokens::format(Kind::Code, &route, &secret))];
             if let Some(state) = &pending.state {
                 params.push(("state", state.clone()));

@@ -762,6 +762,100 @@ mod consent {
         );
     }
 
+    const REMOTE: &str = "https://app.example.com/oauth/callback";
+
+    /// Opens an authorization in `jar`'s browser: the consent page's answer.
+    fn open_consent(p: &TestPlatform, jar: &Jar, url: &str) -> (String, HttpResponse) {
+        let r = jar.get(p, url);
+        assert_eq!(r.status, 303, "{}", html(&r));
+        let consent = location(&r);
+        let answer = jar.get(p, &consent);
+        (consent, answer)
+    }
+
+    #[test]
+    fn consent_is_remembered_for_the_same_app_address_and_scopes() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, REMOTE);
+        let jar = Jar::default();
+        let page = to_consent(&p, &jar, &authorize_url(&client_id, REMOTE, &[]), "ada@example.com");
+        assert!(html(&page).contains("will not ask again"), "the page says so");
+        let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
+        assert_eq!(exchange(&p, &client_id, &code, REMOTE).status, 200);
+
+        // Reconnecting from the same browser session: straight back to the app, no page.
+        let (consent, r) = open_consent(&p, &jar, &authorize_url(&client_id, REMOTE, &[("state", "st-2")]));
+        assert_eq!(r.status, 303, "{}", html(&r));
+        let to = location(&r);
+        assert!(to.starts_with(REMOTE), "{to}");
+        assert_eq!(param(&to, "state").as_deref(), Some("st-2"));
+        assert_eq!(param(&to, "iss").as_deref(), Some("http://127.0.0.1:8787"));
+        let tokens = json_of(&exchange(&p, &client_id, &param(&to, "code").unwrap(), REMOTE));
+        assert_eq!(tokens["scope"], "mcp mcp:act");
+        assert_eq!(call_tool_status(&p, tokens["access_token"].as_str().unwrap()), 200);
+        // The request was spent like a decision: its link does not work twice.
+        assert_eq!(jar.get(&p, &consent).status, 400);
+        // Asking for less than was granted is covered too.
+        let (_, r) = open_consent(&p, &jar, &authorize_url(&client_id, REMOTE, &[("scope", "mcp")]));
+        let tokens = json_of(&exchange(&p, &client_id, &param(&location(&r), "code").unwrap(), REMOTE));
+        assert_eq!(tokens["scope"], "mcp");
+
+        // prompt=consent asks again, and the page does not promise to remember.
+        let (_, r) = open_consent(&p, &jar, &authorize_url(&client_id, REMOTE, &[("prompt", "consent")]));
+        assert!(html(&r).contains("data-page=\"consent\""), "{}", html(&r));
+        assert!(!html(&r).contains("will not ask again"));
+    }
+
+    #[test]
+    fn consent_is_asked_again_for_anything_not_granted_before() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, REMOTE);
+        let mut another_app = public_client(REMOTE);
+        another_app["client_name"] = json!("Another app");
+        let other_client = json_of(&register(&p, &another_app))["client_id"].as_str().unwrap().to_owned();
+        assert_ne!(other_client, client_id);
+        let jar = Jar::default();
+        let page = to_consent(&p, &jar, &authorize_url(&client_id, REMOTE, &[]), "bo@example.com");
+        let to = location(&approve(&p, &jar, &page, "read"));
+        let asks = |url: &str, jar: &Jar| {
+            let (_, r) = open_consent(&p, jar, url);
+            html(&r).contains("data-page=\"consent\"")
+        };
+        // Not yet exchanged: a grant whose code was never redeemed remembers nothing.
+        assert!(asks(&authorize_url(&client_id, REMOTE, &[("scope", "mcp")]), &jar));
+        let tokens = json_of(&exchange(&p, &client_id, &param(&to, "code").unwrap(), REMOTE));
+        assert_eq!(tokens["scope"], "mcp");
+        assert!(!asks(&authorize_url(&client_id, REMOTE, &[("scope", "mcp")]), &jar), "remembered");
+        // More scopes than the user granted (they chose read only).
+        assert!(asks(&authorize_url(&client_id, REMOTE, &[]), &jar));
+        // Another app at the same address.
+        assert!(asks(&authorize_url(&other_client, REMOTE, &[("scope", "mcp")]), &jar));
+        // Another user, signed in in another browser (`to_consent` lands on the consent page).
+        to_consent(
+            &p,
+            &Jar::default(),
+            &authorize_url(&client_id, REMOTE, &[("scope", "mcp")]),
+            "di@example.com",
+        );
+        // Once the grant is revoked, the user is asked again.
+        let rt = tokens["refresh_token"].as_str().unwrap();
+        assert_eq!(revoke_request(&p, &[("client_id", &client_id), ("token", rt)]).status, 200);
+        assert!(asks(&authorize_url(&client_id, REMOTE, &[("scope", "mcp")]), &jar));
+    }
+
+    #[test]
+    fn consent_is_never_remembered_for_an_app_on_this_computer() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let jar = Jar::default();
+        let page = to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]), "cy@example.com");
+        assert!(!html(&page).contains("will not ask again"));
+        let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
+        assert_eq!(exchange(&p, &client_id, &code, CALLBACK).status, 200);
+        let (_, r) = open_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]));
+        assert!(html(&r).contains("data-page=\"consent\""), "any program here could use its name");
+    }
+
     #[test]
     fn deny_redirects_with_access_denied_and_grants_nothing() {
         let p = TestPlatform::new();

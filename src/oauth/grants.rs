@@ -629,11 +629,7 @@ fn refresh(db: &dyn Db, route: &str, r: RefreshRequest, now_ms: i64) -> Result<A
     let granted = ScopeSet::parse(&row.scope).unwrap_or_default();
     let scope = match r.scope {
         None => granted,
-        Some(asked)
-            if (!asked.read || granted.read) && (!asked.act || granted.act) && (asked.read || asked.act) =>
-        {
-            asked
-        }
+        Some(asked) if granted.covers(asked) && asked != ScopeSet::default() => asked,
         Some(_) => {
             return Ok(AccountReply::Refused(GrantRefusal {
                 code: "invalid_scope".into(),

@@ -241,6 +241,50 @@ test("a client whose redirect URIs are all Claude's gets app tokens, which list 
   assert.equal(JSON.parse(Buffer.from(other.json.access_token.split(".")[1], "base64url")).app, false);
 });
 
+test("reconnecting the same app from the same browser skips the consent page; prompt=consent asks", async () => {
+  const claude = "https://claude.ai/api/mcp/auth_callback";
+  const app = await registerClient(worker, [claude], { client_name: "Claude (reconnecting)" });
+  const browser = new Browser(worker.url);
+  const exchange = (code, verifier) =>
+    tokenRequest(worker, { grant_type: "authorization_code", client_id: app.client_id, code, code_verifier: verifier, redirect_uri: claude });
+  const first = pkce();
+  let promised = false;
+  const back = await consent(browser, authorizeUrl(worker, { clientId: app.client_id, redirectUri: claude, challenge: first.challenge }), {
+    email: "again@example.com",
+    inspect: (html) => (promised = html.includes("will not ask again")),
+  });
+  assert.ok(promised, "the page says it will remember");
+  assert.equal((await exchange(back.searchParams.get("code"), first.verifier)).status, 200);
+
+  const second = pkce();
+  const start = await browser.get(
+    authorizeUrl(worker, { clientId: app.client_id, redirectUri: claude, challenge: second.challenge, state: "st-again" }),
+  );
+  assert.equal(start.status, 303);
+  const answer = await browser.get(start.location);
+  assert.equal(answer.status, 303, answer.text.slice(0, 300));
+  const to = new URL(answer.location);
+  assert.equal(to.origin + to.pathname, claude);
+  assert.equal(to.searchParams.get("state"), "st-again");
+  assert.equal(to.searchParams.get("iss"), worker.origin);
+  const tokens = await exchange(to.searchParams.get("code"), second.verifier);
+  assert.equal(tokens.status, 200);
+  const sdk = await connect(worker, {}, { token: tokens.json.access_token });
+  assert.ok((await sdk.listTools()).tools.some((t) => t.name === "get_workspace_context"));
+  await sdk.close();
+  const logged = worker.requestLogs().filter((l) => l.route === "/v1/oauth/consent" && l.method === "GET").at(-1);
+  assert.match(logged.detail, /^remembered /);
+  assert.equal((await browser.get(start.location)).status, 400, "the request was spent");
+
+  const third = pkce();
+  const asked = await browser.get(
+    authorizeUrl(worker, { clientId: app.client_id, redirectUri: claude, challenge: third.challenge, extra: { prompt: "consent" } }),
+  );
+  const page = await browser.get(asked.location);
+  assert.match(page.text, /data-page="consent"/);
+  assert.ok(!page.text.includes("will not ask again"));
+});
+
 test("authorization and token requests are rate limited", async () => {
   const limited = await startWorker({ vars: { OAUTH_RATE_LIMITS: "authorize=5/60,token=2/60" } });
   try {
