@@ -198,7 +198,7 @@ fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
         signout = session::signout_form(session, &return_to, "Not you?"),
         csrf = escape(&session.csrf(&csrf_purpose(handle, session))),
         remember = if may_remember(p) {
-            "While it stays connected, VibeSell will not ask again when it reconnects from the same place. "
+            "While it stays connected, it can reconnect without asking you again. "
         } else {
             ""
         },

@@ -779,7 +779,7 @@ mod consent {
         let client_id = register_client(&p, REMOTE);
         let jar = Jar::default();
         let page = to_consent(&p, &jar, &authorize_url(&client_id, REMOTE, &[]), "ada@example.com");
-        assert!(html(&page).contains("will not ask again"), "the page says so");
+        assert!(html(&page).contains("without asking you again"), "the page says so");
         let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
         assert_eq!(exchange(&p, &client_id, &code, REMOTE).status, 200);
 
@@ -803,7 +803,7 @@ mod consent {
         // prompt=consent asks again, and the page does not promise to remember.
         let (_, r) = open_consent(&p, &jar, &authorize_url(&client_id, REMOTE, &[("prompt", "consent")]));
         assert!(html(&r).contains("data-page=\"consent\""), "{}", html(&r));
-        assert!(!html(&r).contains("will not ask again"));
+        assert!(!html(&r).contains("without asking you again"));
     }
 
     #[test]
@@ -849,7 +849,7 @@ mod consent {
         let client_id = register_client(&p, LOOPBACK);
         let jar = Jar::default();
         let page = to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]), "cy@example.com");
-        assert!(!html(&page).contains("will not ask again"));
+        assert!(!html(&page).contains("without asking you again"));
         let code = param(&location(&approve(&p, &jar, &page, "act")), "code").unwrap();
         assert_eq!(exchange(&p, &client_id, &code, CALLBACK).status, 200);
         let (_, r) = open_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[]));

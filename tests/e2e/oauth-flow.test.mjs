@@ -251,7 +251,7 @@ test("reconnecting the same app from the same browser skips the consent page; pr
   let promised = false;
   const back = await consent(browser, authorizeUrl(worker, { clientId: app.client_id, redirectUri: claude, challenge: first.challenge }), {
     email: "again@example.com",
-    inspect: (html) => (promised = html.includes("will not ask again")),
+    inspect: (html) => (promised = html.includes("without asking you again")),
   });
   assert.ok(promised, "the page says it will remember");
   assert.equal((await exchange(back.searchParams.get("code"), first.verifier)).status, 200);
@@ -282,7 +282,7 @@ test("reconnecting the same app from the same browser skips the consent page; pr
   );
   const page = await browser.get(asked.location);
   assert.match(page.text, /data-page="consent"/);
-  assert.ok(!page.text.includes("will not ask again"));
+  assert.ok(!page.text.includes("without asking you again"));
 });
 
 test("authorization and token requests are rate limited", async () => {
