@@ -51,13 +51,17 @@ fn csrf_purpose(handle: &str, session: &Session) -> String {
     format!("consent|{handle}|{}", session.fingerprint())
 }
 
-async fn peek(
+/// The pending request behind `handle`, bound to this browser: read to show the page
+/// (`take` false), or read and deleted in one step to decide it, so that a handle decides once.
+async fn pending_request(
     platform: &dyn Platform,
     handle: &str,
     browser: &Browser,
+    take: bool,
 ) -> Result<Option<Pending>, OAuthError> {
     let (object, key) = authorize::pending_location(handle);
-    let op = StateOp::Peek { kind: EntryKind::Pending, key, binding: browser.binding() };
+    let (kind, binding) = (EntryKind::Pending, browser.binding());
+    let op = if take { StateOp::Take { kind, key, binding } } else { StateOp::Peek { kind, key, binding } };
     match platform.objects().state(object, op).await {
         Ok(StateReply::Doc { doc: Some(doc) }) => {
             crate::json::decode(&doc).map(Some).map_err(|e| OAuthError::unavailable(format!("pending: {e}")))
@@ -79,7 +83,7 @@ pub async fn show(
         return unknown_request(trace);
     };
     let Some(browser) = Browser::existing(req) else { return unknown_request(trace) };
-    let pending = match peek(platform, handle, &browser).await {
+    let pending = match pending_request(platform, handle, &browser, false).await {
         Ok(Some(p)) => p,
         Ok(None) => return unknown_request(trace),
         Err(e) => return session::unavailable_page(&e),
@@ -89,7 +93,7 @@ pub async fn show(
         Ok(Some(session)) => {
             if remembered(platform, &pending, &session).await {
                 // The single use, as for a decision: the handle is spent either way.
-                return match take(platform, handle, &browser).await {
+                return match pending_request(platform, handle, &browser, true).await {
                     Ok(Some(pending)) => {
                         let scope = pending.scope;
                         grant(config, platform, &pending, &session, scope, "remembered", trace).await
@@ -129,23 +133,6 @@ async fn remembered(platform: &dyn Platform, p: &Pending, session: &Session) -> 
             g.client_id == p.client_id && g.redirect_uri == p.redirect_uri && g.scope.covers(p.scope)
         }),
         _ => false,
-    }
-}
-
-/// Reads and deletes the pending request in one step, bound to this browser.
-async fn take(
-    platform: &dyn Platform,
-    handle: &str,
-    browser: &Browser,
-) -> Result<Option<Pending>, OAuthError> {
-    let (object, key) = authorize::pending_location(handle);
-    let op = StateOp::Take { kind: EntryKind::Pending, key, binding: browser.binding() };
-    match platform.objects().state(object, op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => {
-            crate::json::decode(&doc).map(Some).map_err(|e| OAuthError::unavailable(e.to_string()))
-        }
-        Ok(_) => Ok(None),
-        Err(e) => Err(OAuthError::unavailable(e.to_string())),
     }
 }
 
@@ -275,7 +262,7 @@ pub async fn decide(
         }
     };
     // The single use: read and delete in one step, bound to this browser.
-    let pending = match take(platform, handle, &browser).await {
+    let pending = match pending_request(platform, handle, &browser, true).await {
         Ok(Some(pending)) => pending,
         Ok(None) => return unknown_request(trace),
         Err(e) => return session::unavailable_page(&e),
