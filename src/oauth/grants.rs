@@ -361,8 +361,7 @@ fn ready(db: &dyn Db, opened: &workspace::Opened, now_ms: i64) -> Result<bool, S
         .unwrap_or(0)
         > 0;
     if exists {
-        workspace::migrations::apply(db, now_ms)?;
-        opened.mark_schema_current();
+        opened.migrate(db, now_ms)?;
     }
     Ok(exists)
 }

@@ -94,6 +94,16 @@ impl Opened {
     pub fn mark_schema_current(&self) {
         self.schema.set(true);
     }
+
+    /// Brings the schema up to date unless this holder already has: the migrations check opens
+    /// a write transaction (`CREATE TABLE IF NOT EXISTS`) even when there is nothing to apply.
+    pub fn migrate(&self, db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
+        if !self.schema_current() {
+            migrations::apply(db, now_ms)?;
+            self.mark_schema_current();
+        }
+        Ok(())
+    }
 }
 
 /// Runs one tool call against the workspace. Never fails: every problem is a refusal.

@@ -9,7 +9,6 @@ use serde_json::Value;
 use super::Services;
 use super::approvals::{self, Approval, Decision};
 use super::billing::{self, Applied};
-use super::migrations;
 use crate::auth::{Principal, ScopeSet};
 use crate::config::ProviderMode;
 use crate::providers::billing::{BillingEvent, Invoice};
@@ -135,12 +134,7 @@ pub enum OpReply {
 
 /// Runs one op in the workspace, for a holder that keeps `opened` across ops (see [`Opened`](super::Opened)).
 pub async fn handle_op(svc: &Services<'_>, opened: &super::Opened, op: Op) -> Result<OpReply, StoreError> {
-    // The holder's `Opened` spares every later op the migrations check, which opens a write
-    // transaction (`CREATE TABLE IF NOT EXISTS`) even when there is nothing to apply.
-    if !opened.schema_current() {
-        migrations::apply(svc.db, svc.now_ms)?;
-        opened.mark_schema_current();
-    }
+    opened.migrate(svc.db, svc.now_ms)?;
     match op {
         Op::GetApproval { subject, id } => {
             Ok(match approvals::get_for_owner(svc.db, &subject, &id, svc.now_ms)? {
