@@ -406,14 +406,21 @@ pub(crate) fn authorize_url(client_id: &str, redirect: &str, extra: &[(&str, &st
     format!("/v1/oauth/authorize?{query}")
 }
 
-/// Authorize, sign in (development sign-in) and reach the consent page; answers the consent
-/// page.
-pub(crate) fn to_consent(p: &TestPlatform, jar: &Jar, url: &str, email: &str) -> HttpResponse {
+/// Opens an authorization in `jar`'s browser: the consent URL it leads to, and what that URL
+/// answers (the sign-in page, the consent page, or a remembered consent's redirect).
+pub(crate) fn open_consent(p: &TestPlatform, jar: &Jar, url: &str) -> (String, HttpResponse) {
     let r = jar.get(p, url);
     assert_eq!(r.status, 303, "{}", html(&r));
     let consent = location(&r);
     assert!(consent.starts_with("/v1/oauth/consent?request="), "{consent}");
-    let page = jar.get(p, &consent);
+    let answer = jar.get(p, &consent);
+    (consent, answer)
+}
+
+/// Authorize, sign in (development sign-in) and reach the consent page; answers the consent
+/// page.
+pub(crate) fn to_consent(p: &TestPlatform, jar: &Jar, url: &str, email: &str) -> HttpResponse {
+    let (consent, page) = open_consent(p, jar, url);
     if page.header("content-type") == Some("text/html; charset=utf-8")
         && html(&page).contains("data-page=\"consent\"")
     {
@@ -763,15 +770,6 @@ mod consent {
     }
 
     const REMOTE: &str = "https://app.example.com/oauth/callback";
-
-    /// Opens an authorization in `jar`'s browser: the consent page's answer.
-    fn open_consent(p: &TestPlatform, jar: &Jar, url: &str) -> (String, HttpResponse) {
-        let r = jar.get(p, url);
-        assert_eq!(r.status, 303, "{}", html(&r));
-        let consent = location(&r);
-        let answer = jar.get(p, &consent);
-        (consent, answer)
-    }
 
     #[test]
     fn consent_is_remembered_for_the_same_app_address_and_scopes() {
