@@ -2,7 +2,7 @@
 // driven by wrk at fixed concurrency, in one run on one machine. See bench/README.md.
 //
 // Options (environment): BENCH_ROUNDS (3), BENCH_DURATION seconds per measured run (5),
-// BENCH_WARMUP seconds (1), BENCH_CONNECTIONS (16), BENCH_COLD (5 cold starts per Worker),
+// BENCH_WARMUP seconds (1), BENCH_CONNECTIONS (16), BENCH_COLD (9 cold starts per Worker and scenario),
 // BENCH_ONLY (comma-separated scenario ids), BENCH_NO_PIN=1 (no core pinning).
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import {
   ROOT,
   WORKER_NAMES,
+  cpuMsOf,
   measure,
   median,
   memoryOf,
@@ -23,6 +24,7 @@ import {
   wasmPath,
 } from "./lib.mjs";
 import { refreshScenario } from "./oauth.mjs";
+import { startAlone } from "./alone.mjs";
 
 const env = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
 const ROUNDS = env("BENCH_ROUNDS", 3);
@@ -79,34 +81,48 @@ function machine() {
   };
 }
 
-async function coldStarts(names, scenario) {
-  // Interleaved like the throughput runs, so that a burst of load on the machine spreads over
-  // all three Workers; the minimum is shown beside the median because a cold start is one
-  // short measurement that any other process on the machine can only make longer.
-  const samples = Object.fromEntries(names.map((n) => [n, []]));
+/**
+ * The first request of freshly started runtimes (bench/README.md, "Cold start"): for each cold
+ * scenario and Worker, COLD fresh workerd processes, interleaved like the throughput runs so that
+ * a burst of load on the machine spreads over all of them. Each Worker runs alone in its
+ * workerd (`bench/alone.mjs`); `tools/list` is also measured under Miniflare, as the end-to-end
+ * tests run it, whose simulators' isolates flush a wasm Worker's compiled code before its first
+ * request. The minimum is shown beside the median because a cold start is one short
+ * measurement that any other process on the machine can only make longer.
+ */
+async function coldStarts(plan) {
+  const samples = {};
   for (let i = 0; i < COLD; i++) {
-    for (const name of names) {
-      const started = performance.now();
-      const w = await startWorker(name);
-      const readyMs = performance.now() - started;
-      const first = await sendOnce(w.url, scenario, { floor: name === "floor" });
-      const second = await sendOnce(w.url, scenario, { floor: name === "floor" });
-      await w.stop();
-      if (first.status !== 200) throw new Error(`${name}: cold ${scenario.id} answered ${first.status}`);
-      samples[name].push({ ready_ms: readyMs, first_ms: first.ms, second_ms: second.ms });
+    for (const { key, scenario, workers, start } of plan) {
+      for (const name of workers) {
+        const started = performance.now();
+        const w = await start(name);
+        const readyMs = performance.now() - started;
+        const cpuBefore = cpuMsOf(w.pid);
+        const first = await sendOnce(w.url, scenario, { floor: name === "floor" });
+        const cpuMs = cpuMsOf(w.pid) - cpuBefore;
+        const second = await sendOnce(w.url, scenario, { floor: name === "floor" });
+        await w.stop();
+        if (first.status !== 200) throw new Error(`${name}: cold ${scenario.id} answered ${first.status}`);
+        ((samples[key] ??= {})[name] ??= []).push({ ready_ms: readyMs, first_ms: first.ms, first_cpu_ms: cpuMs, second_ms: second.ms });
+      }
     }
   }
   const out = {};
-  for (const name of names) {
-    const s = samples[name];
-    out[name] = {
-      ready_ms: median(s.map((x) => x.ready_ms)),
-      first_request_ms: median(s.map((x) => x.first_ms)),
-      first_request_min_ms: Math.min(...s.map((x) => x.first_ms)),
-      second_request_ms: median(s.map((x) => x.second_ms)),
-      samples: s,
-    };
-    say(`cold start ${name}: workerd ready in ${out[name].ready_ms.toFixed(0)} ms, first request ${out[name].first_request_ms.toFixed(1)} ms (median of ${COLD}; min ${out[name].first_request_min_ms.toFixed(1)})`);
+  for (const { key, title } of plan) {
+    out[key] = { title, workers: {} };
+    for (const [name, s] of Object.entries(samples[key])) {
+      const c = {
+        ready_ms: median(s.map((x) => x.ready_ms)),
+        first_request_ms: median(s.map((x) => x.first_ms)),
+        first_request_min_ms: Math.min(...s.map((x) => x.first_ms)),
+        first_request_cpu_ms: median(s.map((x) => x.first_cpu_ms)),
+        second_request_ms: median(s.map((x) => x.second_ms)),
+        samples: s,
+      };
+      out[key].workers[name] = c;
+      say(`cold ${key} ${name}: ready in ${fmt(c.ready_ms)} ms, first request ${fmt(c.first_request_ms, 1)} ms (min ${fmt(c.first_request_min_ms, 1)}; its workerd's CPU ${fmt(c.first_request_cpu_ms, 1)} ms), second ${fmt(c.second_request_ms, 1)} ms`);
+    }
   }
   return out;
 }
@@ -158,17 +174,16 @@ async function main() {
     say(`every Worker answers every scenario correctly (${chosen.map((s) => s.id).join(", ")})`);
     // The floor's usual answer is 40 bytes; ours to tools/list is about 157 KB. A floor answering
     // a fixed body of exactly as many bytes shows what moving that answer costs the runtime.
-    const list = chosen.find((s) => s.id === "tools_list");
-    if (list) {
-      const bytes = Buffer.byteLength((await sendOnce(workers.ours.url, list)).text);
-      chosen.splice(chosen.indexOf(list) + 1, 0, {
-        ...list,
-        id: SIZED_ID,
-        title: `floor answering ${fmt(bytes / 1024)} KiB, as much as ours to tools/list`,
-        workers: ["floor"],
-        floorPath: `/sized?bytes=${bytes}`,
-      });
-    }
+    const list = all.find((s) => s.id === "tools_list");
+    const bytes = Buffer.byteLength((await sendOnce(workers.ours.url, list)).text);
+    const sized = {
+      ...list,
+      id: SIZED_ID,
+      title: `floor answering ${fmt(bytes / 1024)} KiB, as much as ours to tools/list`,
+      workers: ["floor"],
+      floorPath: `/sized?bytes=${bytes}`,
+    };
+    if (chosen.includes(list)) chosen.splice(chosen.indexOf(list) + 1, 0, sized);
 
     const runs = {};
     const total = ROUNDS * chosen.reduce((n, s) => n + (s.workers ?? WORKER_NAMES).length, 0);
@@ -201,8 +216,17 @@ async function main() {
     for (const n of WORKER_NAMES) await workers[n].stop();
     for (const n of WORKER_NAMES) delete workers[n];
 
-    say(`cold starts: ${COLD} fresh workerd per Worker, first request = tools/list`);
-    const cold = await coldStarts(WORKER_NAMES, all.find((s) => s.id === "tools_list"));
+    say(`cold starts: ${COLD} fresh workerd per Worker and scenario`);
+    // `initialize` is the first request of every MCP session (lifecycle §initialization), so it
+    // is what a fresh isolate answers first; `tools/list` has the largest answer.
+    const initialize = all.find((s) => s.id === "initialize");
+    const alone = (name) => startAlone(name);
+    const cold = await coldStarts([
+      { key: "initialize", title: "`initialize`, alone", scenario: initialize, workers: WORKER_NAMES, start: alone },
+      { key: "tools_list", title: "`tools/list`, alone", scenario: list, workers: WORKER_NAMES, start: alone },
+      { key: SIZED_ID, title: `the floor answering as many bytes as ours to \`tools/list\` (${fmt(bytes / 1024)} KiB), alone`, scenario: sized, workers: ["floor"], start: alone },
+      { key: "tools_list_miniflare", title: "`tools/list` under Miniflare", scenario: list, workers: WORKER_NAMES, start: (name) => startWorker(name) },
+    ]);
 
     const results = {};
     for (const s of chosen) {
@@ -230,10 +254,10 @@ async function main() {
         floor_note: s.floorPath === "/do" ? "floor answers from a Durable Object (/do)" : undefined,
       };
     }
-    const [listed, sized] = [results.tools_list, results[SIZED_ID]];
-    if (listed && sized) {
-      listed.ours_vs_floor_same_bytes = ratio(listed.workers.ours?.rps, sized.workers.floor?.rps);
-      listed.cpu_ours_vs_floor_same_bytes = ratio(listed.workers.ours?.cpu_us, sized.workers.floor?.cpu_us);
+    const [listed, sizedResult] = [results.tools_list, results[SIZED_ID]];
+    if (listed && sizedResult) {
+      listed.ours_vs_floor_same_bytes = ratio(listed.workers.ours?.rps, sizedResult.workers.floor?.rps);
+      listed.cpu_ours_vs_floor_same_bytes = ratio(listed.workers.ours?.cpu_us, sizedResult.workers.floor?.cpu_us);
     }
 
     const checks = [];
@@ -248,8 +272,8 @@ async function main() {
       checks.push({ target: `${id}: p99 within 2× the floor's`, value: r.p99_ours_vs_floor, ok: r.p99_ours_vs_floor <= TARGETS.p99_vs_floor });
     }
     if (wasmInfo) checks.push({ target: "wasm ≤ 600 KB gzip", value: wasmInfo.gzip, ok: wasmInfo.gzip <= TARGETS.wasm_gzip_bytes });
-    const coldRatio = ratio(cold.ours.first_request_ms, cold.floor.first_request_ms);
-    checks.push({ target: "cold first request within 2× the floor's", value: coldRatio, ok: coldRatio <= TARGETS.cold_vs_floor });
+    const coldRatio = ratio(cold.initialize.workers.ours.first_request_ms, cold.initialize.workers.floor.first_request_ms);
+    checks.push({ target: "cold first request (`initialize`) within 2× the floor's", value: coldRatio, ok: coldRatio <= TARGETS.cold_vs_floor });
 
     const report = {
       date: new Date().toISOString(),
@@ -313,13 +337,22 @@ function markdown(r) {
   L.push("");
   if (r.build.wasm) L.push(`wasm (\`${r.build.wasm.path}\`${r.build.opt ? ", wasm-opt" : ""}): ${fmt(r.build.wasm.raw / 1024)} KiB raw, ${fmt(r.build.wasm.gzip / 1024)} KiB gzip -9.`);
   L.push("");
-  L.push(`Cold start: ${r.settings.cold_starts} fresh workerd processes per Worker, interleaved; the first request is \`tools/list\` (ours answers 157 KB, the floor 40 bytes).`);
+  L.push(`Cold start: ${r.settings.cold_starts} fresh workerd processes per Worker and scenario, interleaved. "Alone": the Worker is the only one in its workerd, as Miniflare configures it but without Miniflare's simulators (\`bench/alone.mjs\`). "Under Miniflare": as the end-to-end tests run it, where the simulators' isolates, created after the Worker's, flush a wasm Worker's compiled code before its first request (bench/README.md, "Cold start"). First request: median (minimum), and the CPU its workerd spent on it.`);
   L.push("");
-  L.push("| Worker | cold: workerd ready | cold: first request, median (min) | second request | peak RSS of its workerd |");
+  L.push("| first request | ours | baseline | floor | ours ÷ floor |");
   L.push("|---|---:|---:|---:|---:|");
+  for (const x of Object.values(r.cold_start)) {
+    const w = x.workers;
+    const cell = (n) => (w[n] ? `${fmt(w[n].first_request_ms, 1)} ms (${fmt(w[n].first_request_min_ms, 1)}); CPU ${fmt(w[n].first_request_cpu_ms, 1)} ms` : "—");
+    const q = ratio(w.ours?.first_request_ms, w.floor?.first_request_ms);
+    L.push(`| ${x.title} | ${cell("ours")} | ${cell("baseline")} | ${cell("floor")} | ${Number.isFinite(q) ? `${fmt(q, 2)}×` : "—"} |`);
+  }
+  L.push("");
+  L.push("| Worker | workerd ready (alone) | second request (\`initialize\`, alone) | peak RSS of its workerd under load |");
+  L.push("|---|---:|---:|---:|");
   for (const n of WORKER_NAMES) {
-    const c = r.cold_start[n];
-    L.push(`| ${n} | ${fmt(c.ready_ms)} ms | ${fmt(c.first_request_ms, 1)} ms (${fmt(c.first_request_min_ms, 1)}) | ${fmt(c.second_request_ms, 1)} ms | ${fmt(r.memory[n].peak_rss / 2 ** 20)} MiB |`);
+    const c = r.cold_start.initialize.workers[n];
+    L.push(`| ${n} | ${fmt(c.ready_ms)} ms | ${fmt(c.second_request_ms, 1)} ms | ${fmt(r.memory[n].peak_rss / 2 ** 20)} MiB |`);
   }
   L.push("");
   L.push("| target | value | met |");

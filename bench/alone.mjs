@@ -1,0 +1,135 @@
+// Each Worker alone in a workerd of its own, for the cold start (bench/README.md, "Cold start").
+//
+// Miniflare runs a Worker beside simulators of its own (KV, the cache, its entry Worker), each in
+// an isolate workerd creates after the Worker's. workerd tells V8 of moderate memory pressure as
+// it creates every isolate (`Worker::Isolate::Isolate`), and V8 answers by flushing the Liftoff
+// code of every WebAssembly module in the process (`Heap::CheckMemoryPressure`, the
+// `flush_liftoff_code` flag): whatever a wasm Worker compiled at start is gone before its first
+// request. JavaScript Workers keep their bytecode, so that flush falls on ours alone. Here each
+// Worker gets exactly what Miniflare gives it (modules, bindings, compatibility, Durable Object
+// storage, read from the config Miniflare writes for workerd) in a workerd that runs nothing
+// else. Bindings to the simulators are left out: only ours has one, the KV namespace of OAuth
+// clients, which no cold scenario touches.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import workerd from "workerd";
+import { startWorker } from "./lib.mjs";
+
+/** What Miniflare hands workerd for the Worker `name` (its service in the config), once per run. */
+const described = new Map();
+async function describe(name) {
+  if (!described.has(name)) {
+    const dir = mkdtempSync(join(tmpdir(), `vibesell-bench-config-${name}-`));
+    const path = join(dir, "config.json");
+    // Miniflare writes the config it serialises for workerd to this path, when it is set.
+    process.env.MINIFLARE_WORKERD_CONFIG_DEBUG = path;
+    try {
+      const w = await startWorker(name);
+      await w.stop();
+    } finally {
+      delete process.env.MINIFLARE_WORKERD_CONFIG_DEBUG;
+    }
+    const config = JSON.parse(readFileSync(path, "utf8"));
+    rmSync(dir, { recursive: true, force: true });
+    const service = config.services.find((s) => s.name === `core:user:${name}`);
+    if (!service?.worker) throw new Error(`no service core:user:${name} in Miniflare's config`);
+    described.set(name, service.worker);
+  }
+  return described.get(name);
+}
+
+const text = (s) => JSON.stringify(s); // the bindings and names here are ASCII: JSON's escapes are Cap'n Proto's
+const list = (xs) => `[${xs.join(", ")}]`;
+
+/** The Worker as a workerd config in Cap'n Proto text, its modules written beside it in `dir`. */
+function capnpConfig(worker, dir) {
+  const modules = worker.modules.map((m, i) => {
+    const file = `module-${i}`;
+    if (typeof m.esModule === "string") {
+      writeFileSync(join(dir, file), m.esModule);
+      return `(name = ${text(m.name)}, esModule = embed ${text(file)})`;
+    }
+    if (m.wasm) {
+      // A Buffer as JSON: { type: "Buffer", data: [...] }, or a typed array's indexed object.
+      const bytes = Uint8Array.from(Array.isArray(m.wasm.data) ? m.wasm.data : Object.values(m.wasm));
+      writeFileSync(join(dir, file), bytes);
+      return `(name = ${text(m.name)}, wasm = embed ${text(file)})`;
+    }
+    throw new Error(`module ${m.name}: only ES modules and wasm are carried over`);
+  });
+  const bindings = worker.bindings.flatMap((b) => {
+    if (typeof b.text === "string") return [`(name = ${text(b.name)}, text = ${text(b.text)})`];
+    if (b.durableObjectNamespace) {
+      return [`(name = ${text(b.name)}, durableObjectNamespace = (className = ${text(b.durableObjectNamespace.className)}))`];
+    }
+    if (b.kvNamespace) return []; // a simulator of Miniflare's: see the top of this file
+    throw new Error(`binding ${b.name}: not carried over (${Object.keys(b).join(", ")})`);
+  });
+  const namespaces = (worker.durableObjectNamespaces ?? []).map(
+    (ns) => `(className = ${text(ns.className)}, uniqueKey = ${text(ns.uniqueKey)}, enableSql = ${ns.enableSql === true})`,
+  );
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = (
+      modules = ${list(modules)},
+      compatibilityDate = ${text(worker.compatibilityDate)},
+      compatibilityFlags = ${list((worker.compatibilityFlags ?? []).map(text))},
+      bindings = ${list(bindings)},
+      durableObjectNamespaces = ${list(namespaces)},
+      durableObjectStorage = (localDisk = "storage"),
+    )),
+    (name = "storage", disk = (path = ${text(join(dir, "storage"))}, writable = true)),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+`;
+}
+
+/**
+ * Starts the Worker `name` alone in a fresh workerd. Resolves once it listens, to
+ * { url, pid, stop() }.
+ */
+export async function startAlone(name) {
+  const worker = await describe(name);
+  const dir = mkdtempSync(join(tmpdir(), `vibesell-bench-alone-${name}-`));
+  mkdirSync(join(dir, "storage"));
+  writeFileSync(join(dir, "config.capnp"), capnpConfig(worker, dir));
+  const child = spawn(process.env.BENCH_WORKERD ?? workerd.default ?? workerd, ["serve", "--experimental", "--control-fd=3", "config.capnp"], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe", "pipe"],
+  });
+  let output = "";
+  for (const stream of [child.stdout, child.stderr]) {
+    stream.setEncoding("utf8");
+    stream.on("data", (d) => {
+      // Drained, or workerd blocks on a full pipe; kept short for the error below.
+      output = (output + d).slice(-4000);
+    });
+  }
+  const port = await new Promise((resolve, reject) => {
+    let buffered = "";
+    child.stdio[3].setEncoding("utf8");
+    child.stdio[3].on("data", (d) => {
+      buffered += d;
+      for (const line of buffered.split("\n").slice(0, -1)) {
+        const message = JSON.parse(line);
+        if (message.event === "listen" && message.socket === "http") resolve(message.port);
+      }
+      buffered = buffered.slice(buffered.lastIndexOf("\n") + 1);
+    });
+    child.on("exit", (code) => reject(new Error(`workerd for ${name} exited (${code}) before listening:\n${output}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid,
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
