@@ -5,7 +5,11 @@
 //! compiling its whole path: the JWT check, JSON-RPC parsing, the router, the log line. That
 //! was most of our cold first request (bench/README.md, "Cold start"). Cloudflare starts an
 //! isolate while the first request's TLS handshake is still going on, so work done at start is
-//! off that request's path.
+//! off that request's path. The compiled code lasts until V8 flushes the process's Liftoff code,
+//! which it does whenever workerd creates another isolate (a memory-pressure notification): under
+//! Miniflare, whose simulators start after the Worker, that is before the first request. The
+//! edge's side of a request is rehearsed apart, through the Worker's own entry
+//! (`edge::rehearse_entry`).
 //!
 //! The rehearsal routes real requests through [`http::route`] with its own configuration (an
 //! issuer no real request can name and its own key, so nothing it mints is valid anywhere
