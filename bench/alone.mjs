@@ -89,15 +89,19 @@ const config :Workerd.Config = (
 }
 
 /**
- * Starts the Worker `name` alone in a fresh workerd. Resolves once it listens, to
+ * Starts the Worker `name` alone in a fresh workerd, with the DevTools protocol on
+ * `inspectorPort` if given (bench/profile-cold.mjs). Resolves once it listens, to
  * { url, pid, stop() }.
  */
-export async function startAlone(name) {
+export async function startAlone(name, { inspectorPort } = {}) {
   const worker = await describe(name);
   const dir = mkdtempSync(join(tmpdir(), `vibesell-bench-alone-${name}-`));
   mkdirSync(join(dir, "storage"));
   writeFileSync(join(dir, "config.capnp"), capnpConfig(worker, dir));
-  const child = spawn(process.env.BENCH_WORKERD ?? workerd.default ?? workerd, ["serve", "--experimental", "--control-fd=3", "config.capnp"], {
+  const inspector = inspectorPort ? [`--inspector-addr=127.0.0.1:${inspectorPort}`] : [];
+  // BENCH_WORKERD: another workerd binary, or a wrapper around it (a debugger, for one).
+  const binary = process.env.BENCH_WORKERD ?? workerd.default ?? workerd;
+  const child = spawn(binary, ["serve", "--experimental", "--control-fd=3", ...inspector, "config.capnp"], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
@@ -120,15 +124,20 @@ export async function startAlone(name) {
       }
       buffered = buffered.slice(buffered.lastIndexOf("\n") + 1);
     });
-    child.on("exit", (code) => reject(new Error(`workerd for ${name} exited (${code}) before listening:\n${output}`)));
+    child.on("exit", (code) => {
+      rmSync(dir, { recursive: true, force: true });
+      reject(new Error(`workerd for ${name} exited (${code}) before listening:\n${output}`));
+    });
   });
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
     async stop() {
-      const exited = new Promise((r) => child.once("exit", r));
-      child.kill("SIGKILL");
-      await exited;
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGKILL");
+        await exited;
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };

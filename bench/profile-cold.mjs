@@ -1,9 +1,12 @@
 // The first request of a freshly started workerd, profiled: `node bench/profile-cold.mjs` (env W=ours|baseline|floor,
 // S=tools_list|initialize|…). Prints the latency of the first and second request and the
 // functions with the most self time over both (wasm frames by index unless built with NAMES=1).
-import { freePort, scenarios, startWorker, tokens, sendOnce } from "./lib.mjs";
+// The Worker runs alone in its workerd (bench/alone.mjs): under Miniflare its compiled code is
+// flushed before the first request.
+import { freePort, scenarios, tokens, sendOnce } from "./lib.mjs";
+import { startAlone } from "./alone.mjs";
 const inspectorPort = await freePort();
-const worker = await startWorker(process.env.W ?? "ours", { inspectorPort });
+const worker = await startAlone(process.env.W ?? "ours", { inspectorPort });
 const scenario = scenarios(tokens()).find((s) => s.id === (process.env.S ?? "tools_list"));
 try {
   const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
