@@ -19,14 +19,15 @@ import { startWorker } from "./lib.mjs";
 
 /** What Miniflare hands workerd for the Worker `name` (its service in the config), once per run. */
 const described = new Map();
-async function describe(name) {
-  if (!described.has(name)) {
+async function describe(name, build) {
+  const key = `${name} ${build ?? ""}`;
+  if (!described.has(key)) {
     const dir = mkdtempSync(join(tmpdir(), `vibesell-bench-config-${name}-`));
     const path = join(dir, "config.json");
     // Miniflare writes the config it serialises for workerd to this path, when it is set.
     process.env.MINIFLARE_WORKERD_CONFIG_DEBUG = path;
     try {
-      const w = await startWorker(name);
+      const w = await startWorker(name, build ? { build } : {});
       await w.stop();
     } finally {
       delete process.env.MINIFLARE_WORKERD_CONFIG_DEBUG;
@@ -35,9 +36,9 @@ async function describe(name) {
     rmSync(dir, { recursive: true, force: true });
     const service = config.services.find((s) => s.name === `core:user:${name}`);
     if (!service?.worker) throw new Error(`no service core:user:${name} in Miniflare's config`);
-    described.set(name, service.worker);
+    described.set(key, service.worker);
   }
-  return described.get(name);
+  return described.get(key);
 }
 
 const text = (s) => JSON.stringify(s); // the bindings and names here are ASCII: JSON's escapes are Cap'n Proto's
@@ -90,17 +91,19 @@ const config :Workerd.Config = (
 
 /**
  * Starts the Worker `name` alone in a fresh workerd, with the DevTools protocol on
- * `inspectorPort` if given (bench/profile-cold.mjs). Resolves once it listens, to
- * { url, pid, stop() }.
+ * `inspectorPort` if given (bench/profile-cold.mjs); `build` runs ours from another build
+ * directory. Resolves once it listens, to
+ * { url, pid, readyMs, stop() }.
  */
-export async function startAlone(name, { inspectorPort } = {}) {
-  const worker = await describe(name);
+export async function startAlone(name, { inspectorPort, build } = {}) {
+  const worker = await describe(name, build);
   const dir = mkdtempSync(join(tmpdir(), `vibesell-bench-alone-${name}-`));
   mkdirSync(join(dir, "storage"));
   writeFileSync(join(dir, "config.capnp"), capnpConfig(worker, dir));
   const inspector = inspectorPort ? [`--inspector-addr=127.0.0.1:${inspectorPort}`] : [];
   // BENCH_WORKERD: another workerd binary, or a wrapper around it (a debugger, for one).
   const binary = process.env.BENCH_WORKERD ?? workerd.default ?? workerd;
+  const spawned = performance.now();
   const child = spawn(binary, ["serve", "--experimental", "--control-fd=3", ...inspector, "config.capnp"], {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
@@ -132,6 +135,8 @@ export async function startAlone(name, { inspectorPort } = {}) {
   return {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid,
+    /** From spawning workerd to its listening (the config is written before). */
+    readyMs: performance.now() - spawned,
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once("exit", r));

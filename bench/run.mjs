@@ -92,12 +92,16 @@ function machine() {
  */
 async function coldStarts(plan) {
   const samples = {};
+  // Unmeasured: the first request this process sends pays for its HTTP client's own start.
+  const warm = await plan[0].start("floor");
+  await sendOnce(warm.url, plan[0].scenario, { floor: true });
+  await warm.stop();
   for (let i = 0; i < COLD; i++) {
     for (const { key, scenario, workers, start } of plan) {
       for (const name of workers) {
         const started = performance.now();
         const w = await start(name);
-        const readyMs = performance.now() - started;
+        const readyMs = w.readyMs ?? performance.now() - started;
         const cpuBefore = cpuMsOf(w.pid);
         const first = await sendOnce(w.url, scenario, { floor: name === "floor" });
         const cpuMs = cpuMsOf(w.pid) - cpuBefore;
@@ -224,6 +228,7 @@ async function main() {
     const cold = await coldStarts([
       { key: "initialize", title: "`initialize`, alone", scenario: initialize, workers: WORKER_NAMES, start: alone },
       { key: "tools_list", title: "`tools/list`, alone", scenario: list, workers: WORKER_NAMES, start: alone },
+      { key: "tools_call", title: "`tools/call get_workspace_context` (a new workspace), alone", scenario: all.find((s) => s.id === "tools_call"), workers: WORKER_NAMES, start: alone },
       { key: SIZED_ID, title: `the floor answering as many bytes as ours to \`tools/list\` (${fmt(bytes / 1024)} KiB), alone`, scenario: sized, workers: ["floor"], start: alone },
       { key: "tools_list_miniflare", title: "`tools/list` under Miniflare", scenario: list, workers: WORKER_NAMES, start: (name) => startWorker(name) },
     ]);
