@@ -1,0 +1,86 @@
+// The Worker's entry module (src/edge/entry.js) in workerd, in front of a stand-in for
+// worker-build's entry that keeps the same contract: a default export that is a Proxy with a
+// `construct` trap over the entrypoint class, whose prototype's `fetch` calls the wasm export;
+// `globalThis.__worker_init_state.criticalError` set after a trap, and the wasm instance rebuilt
+// by that trap the next time it constructs an entrypoint. The real shim carries every request of
+// the other end-to-end tests; this one makes the wasm trap, which the real module never does.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Miniflare } from "miniflare";
+import { ROOT } from "../../scripts/lib/devtoken.mjs";
+
+const SHIM = `
+import { WorkerEntrypoint } from "cloudflare:workers";
+const state = (globalThis.__worker_init_state = { criticalError: false, instanceId: 0 });
+const seen = { direct: 0, throughShim: 0, rebuilt: 0 };
+class Entrypoint extends WorkerEntrypoint {}
+Entrypoint.prototype.fetch = function (request) {
+  const { pathname } = new URL(request.url);
+  if (pathname === "/seen") return Response.json({ ...seen, criticalError: state.criticalError, instance: state.instanceId });
+  if (pathname === "/trap") throw new WebAssembly.RuntimeError("unreachable");
+  if (pathname === "/trap-later") return Promise.resolve().then(() => { throw new WebAssembly.RuntimeError("unreachable"); });
+  if (pathname === "/error") throw new TypeError("not a trap");
+  if (pathname === "/later") return Promise.resolve(new Response("later from " + state.instanceId));
+  seen.direct += 1;
+  return new Response("ok from " + state.instanceId);
+};
+export default new Proxy(Entrypoint, {
+  construct(target, args, newTarget) {
+    seen.throughShim += 1;
+    if (state.criticalError) {
+      seen.rebuilt += 1;
+      state.criticalError = false;
+      state.instanceId += 1;
+    }
+    return Reflect.construct(target, args, newTarget);
+  },
+});
+export class Named {}
+`;
+
+const mf = new Miniflare({
+  modules: [
+    { type: "ESModule", path: "index.js", contents: readFileSync(join(ROOT, "src/edge/entry.js"), "utf8") },
+    { type: "ESModule", path: "shim.mjs", contents: SHIM },
+  ],
+  compatibilityDate: "2025-11-01",
+});
+after(() => mf.dispose());
+
+const get = async (path) => {
+  const response = await mf.dispatchFetch(`http://entry.test${path}`);
+  return { status: response.status, text: await response.text() };
+};
+const seen = async () => JSON.parse((await get("/seen")).text);
+
+test("requests reach the shim's fetch without its per-request Proxies", async () => {
+  const before = await seen();
+  assert.deepEqual(await get("/"), { status: 200, text: "ok from 0" });
+  assert.equal((await get("/later")).text, "later from 0", "a promise is passed on");
+  const now = await seen();
+  assert.equal(now.direct, before.direct + 1);
+  assert.equal(now.throughShim, 0, "no entrypoint was constructed by the shim");
+});
+
+test("after a trap, the next request goes through the shim, which rebuilds the instance first", async () => {
+  for (const trap of ["/trap", "/trap-later"]) {
+    const before = await seen();
+    assert.equal((await get(trap)).status, 500);
+    // The request after the trap (this one) is the first to see the rebuilt instance.
+    assert.deepEqual(await get("/"), { status: 200, text: `ok from ${before.instance + 1}` }, `${trap} is noted as a trap`);
+    const now = await seen();
+    assert.equal(now.rebuilt, before.rebuilt + 1);
+    assert.equal(now.criticalError, false);
+    assert.equal(now.throughShim, before.throughShim + 1, "only the request after the trap went through the shim");
+  }
+});
+
+test("an error that is not a trap rebuilds nothing", async () => {
+  const before = await seen();
+  assert.equal((await get("/error")).status, 500);
+  assert.equal((await seen()).criticalError, false);
+  await get("/");
+  assert.equal((await seen()).throughShim, before.throughShim);
+});
