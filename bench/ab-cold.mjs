@@ -28,9 +28,13 @@ for (let i = 0; i < N; i++) {
       const w = await startAlone("ours", { build });
       const ready = w.readyMs;
       const startCpu = cpuMsOf(w.pid);
-      const first = await sendOnce(w.url, scenario);
-      const cpu = cpuMsOf(w.pid) - startCpu;
-      await w.stop();
+      let first, cpu;
+      try {
+        first = await sendOnce(w.url, scenario);
+        cpu = cpuMsOf(w.pid) - startCpu;
+      } finally {
+        await w.stop();
+      }
       if (first.status !== 200) throw new Error(`${label} ${id}: ${first.status} ${String(first.text).slice(0, 200)}`);
       (samples[`${id} ${label}`] ??= []).push({ ready, startCpu, first: first.ms, cpu });
     }

@@ -26,14 +26,15 @@ async function describe(name, build) {
     const path = join(dir, "config.json");
     // Miniflare writes the config it serialises for workerd to this path, when it is set.
     process.env.MINIFLARE_WORKERD_CONFIG_DEBUG = path;
+    let config;
     try {
       const w = await startWorker(name, build ? { build } : {});
       await w.stop();
+      config = JSON.parse(readFileSync(path, "utf8"));
     } finally {
       delete process.env.MINIFLARE_WORKERD_CONFIG_DEBUG;
+      rmSync(dir, { recursive: true, force: true });
     }
-    const config = JSON.parse(readFileSync(path, "utf8"));
-    rmSync(dir, { recursive: true, force: true });
     const service = config.services.find((s) => s.name === `core:user:${name}`);
     if (!service?.worker) throw new Error(`no service core:user:${name} in Miniflare's config`);
     described.set(key, service.worker);
@@ -41,7 +42,9 @@ async function describe(name, build) {
   return described.get(key);
 }
 
-const text = (s) => JSON.stringify(s); // the bindings and names here are ASCII: JSON's escapes are Cap'n Proto's
+// A Cap'n Proto string literal: JSON's escapes are Cap'n Proto's but for `\u00XX`, which
+// Cap'n Proto writes `\xXX` (control characters in a var or secret).
+const text = (s) => JSON.stringify(s).replace(/\\(\\|u00([0-9a-f]{2}))/gi, (m, _, hex) => (hex ? `\\x${hex}` : m));
 const list = (xs) => `[${xs.join(", ")}]`;
 
 /** The Worker as a workerd config in Cap'n Proto text, its modules written beside it in `dir`. */
@@ -122,14 +125,24 @@ export async function startAlone(name, { inspectorPort, build } = {}) {
     child.stdio[3].on("data", (d) => {
       buffered += d;
       for (const line of buffered.split("\n").slice(0, -1)) {
-        const message = JSON.parse(line);
+        let message;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          continue; // not a control message this reads
+        }
         if (message.event === "listen" && message.socket === "http") resolve(message.port);
       }
       buffered = buffered.slice(buffered.lastIndexOf("\n") + 1);
     });
-    child.on("exit", (code) => {
+    // `close`, not `exit`: its output is all read by then.
+    child.on("close", (code) => {
       rmSync(dir, { recursive: true, force: true });
       reject(new Error(`workerd for ${name} exited (${code}) before listening:\n${output}`));
+    });
+    child.on("error", (error) => {
+      rmSync(dir, { recursive: true, force: true });
+      reject(error);
     });
   });
   return {

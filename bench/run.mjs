@@ -102,11 +102,15 @@ async function coldStarts(plan) {
         const started = performance.now();
         const w = await start(name);
         const readyMs = w.readyMs ?? performance.now() - started;
-        const cpuBefore = cpuMsOf(w.pid);
-        const first = await sendOnce(w.url, scenario, { floor: name === "floor" });
-        const cpuMs = cpuMsOf(w.pid) - cpuBefore;
-        const second = await sendOnce(w.url, scenario, { floor: name === "floor" });
-        await w.stop();
+        let first, cpuMs, second;
+        try {
+          const cpuBefore = cpuMsOf(w.pid);
+          first = await sendOnce(w.url, scenario, { floor: name === "floor" });
+          cpuMs = cpuMsOf(w.pid) - cpuBefore;
+          second = await sendOnce(w.url, scenario, { floor: name === "floor" });
+        } finally {
+          await w.stop();
+        }
         if (first.status !== 200) throw new Error(`${name}: cold ${scenario.id} answered ${first.status}`);
         ((samples[key] ??= {})[name] ??= []).push({ ready_ms: readyMs, first_ms: first.ms, first_cpu_ms: cpuMs, second_ms: second.ms });
       }

@@ -48,3 +48,13 @@ export default class Worker extends WorkerEntrypoint {
     return answer;
   }
 }
+
+// Any other handler the shim's class has (none today: a `scheduled` or `queue` event added to the
+// Rust side would appear here) goes through the shim as before, so that none is dropped. `start`
+// is the module's start function, which the shim also hangs on the class; it is not a handler.
+for (const name of Object.getOwnPropertyNames(Shim.prototype)) {
+  if (name === "constructor" || name === "start" || name in Worker.prototype) continue;
+  Worker.prototype[name] = function (...args) {
+    return new Shim(this.ctx, this.env)[name](...args);
+  };
+}

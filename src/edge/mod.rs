@@ -273,8 +273,10 @@ export function respond(status, head, body) {
   try {
     return new Response(body.length === 0 ? null : body.slice(), { status, headers });
   } catch {
-    // Only at global scope, where the runtime refuses a body (a stream): the start rehearsal's
-    // answer, which is dropped. A throw here would trap the module and fail its start.
+    // A response the runtime refuses goes out without its body rather than trapping the module.
+    // That happens at global scope, which refuses a body (a stream), to the start rehearsal's
+    // answer, which is dropped; a request's own answers (fixed statuses, a body of bytes) are not
+    // refused.
     return new Response(null, { status, headers });
   }
 }
@@ -314,7 +316,8 @@ extern "C" {
     fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
     /// A bodiless `POST` to `url` (the runtime refuses a body at global scope), its `cf-ray`
     /// naming the rehearsal, which becomes its request id.
-    fn rehearsal_request(url: &str) -> web_sys::Request;
+    #[wasm_bindgen(catch)]
+    fn rehearsal_request(url: &str) -> Result<web_sys::Request, wasm_bindgen::JsValue>;
     /// Logs it if the promise (or value) `answer` fails; an answer itself is dropped.
     fn settle(answer: &wasm_bindgen::JsValue);
     /// Reads the request's body, then calls `then(key, body)` exactly once (`body` null if the
@@ -357,12 +360,14 @@ fn start() {
 /// is a bodiless `POST` to the MCP endpoint without a token, so its answer is the 401 challenge:
 /// no I/O, nothing stored, not logged (routine). Its `cf-ray` names it, so that no random id is
 /// drawn, which the runtime refuses at global scope; the hex of a request id is compiled here
-/// instead. Whatever goes wrong is logged, never thrown: start must not fail for a rehearsal.
+/// instead. Start must not fail for a rehearsal: a request the runtime will not build, or an
+/// answer that fails, is logged; the path it runs is a real request's, which does not throw.
 fn rehearse_entry(env: Env) {
     let _ = crate::ids::hex(&[0; 16]);
-    let answer =
-        fetch(rehearsal_request("https://rehearsal.invalid/v1/mcp"), env, wasm_bindgen::JsValue::UNDEFINED);
-    settle(&answer);
+    match rehearsal_request("https://rehearsal.invalid/v1/mcp") {
+        Ok(request) => settle(&fetch(request, env, wasm_bindgen::JsValue::UNDEFINED)),
+        Err(e) => worker::console_error!("start: the entry rehearsal's request was refused: {e:?}"),
+    }
 }
 
 /// The Worker's `fetch` handler, exported under the name worker-build's shim calls (as

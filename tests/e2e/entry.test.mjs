@@ -14,7 +14,7 @@ import { ROOT } from "../../scripts/lib/devtoken.mjs";
 const SHIM = `
 import { WorkerEntrypoint } from "cloudflare:workers";
 const state = (globalThis.__worker_init_state = { criticalError: false, instanceId: 0 });
-const seen = { direct: 0, throughShim: 0, rebuilt: 0 };
+const seen = { direct: 0, throughShim: 0, rebuilt: 0, scheduled: 0 };
 class Entrypoint extends WorkerEntrypoint {}
 Entrypoint.prototype.fetch = function (request) {
   const { pathname } = new URL(request.url);
@@ -25,6 +25,9 @@ Entrypoint.prototype.fetch = function (request) {
   if (pathname === "/later") return Promise.resolve(new Response("later from " + state.instanceId));
   seen.direct += 1;
   return new Response("ok from " + state.instanceId);
+};
+Entrypoint.prototype.scheduled = function () {
+  seen.scheduled += 1;
 };
 export default new Proxy(Entrypoint, {
   construct(target, args, newTarget) {
@@ -46,6 +49,7 @@ const mf = new Miniflare({
     { type: "ESModule", path: "shim.mjs", contents: SHIM },
   ],
   compatibilityDate: "2025-11-01",
+  unsafeTriggerHandlers: true,
 });
 after(() => mf.dispose());
 
@@ -83,4 +87,12 @@ test("an error that is not a trap rebuilds nothing", async () => {
   assert.equal((await seen()).criticalError, false);
   await get("/");
   assert.equal((await seen()).throughShim, before.throughShim);
+});
+
+test("a handler other than fetch is forwarded through the shim", async () => {
+  const before = await seen();
+  assert.equal((await get("/cdn-cgi/handler/scheduled")).status, 200);
+  const now = await seen();
+  assert.equal(now.scheduled, before.scheduled + 1);
+  assert.equal(now.throughShim, before.throughShim + 1);
 });
