@@ -294,6 +294,22 @@ fn batches_only_in_2025_03_26() {
     assert_eq!(post(&many).0.status, 400);
 }
 
+/// Tasks (MCP 2025-11-25, basic/utilities/tasks): a receiver that has not declared the `tasks`
+/// capability processes a `tools/call` that carries `params.task` as usual, ignoring it
+/// (MCP-CONFORMANCE L-11).
+#[test]
+fn a_task_on_tools_call_is_ignored() {
+    let platform = TestPlatform::new();
+    let (_, init) = post_with(&platform, INIT, &[]);
+    assert!(init.unwrap()["result"]["capabilities"].get("tasks").is_none(), "no tasks capability");
+    let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{},"task":{"ttl":60000}}}"#;
+    let (r, json) = post_with(&platform, call, &[("mcp-protocol-version", "2025-11-25")]);
+    assert_eq!(r.status, 200);
+    let result = &json.unwrap()["result"];
+    assert_eq!(result["isError"], false);
+    assert_eq!(result["structuredContent"]["kind"], "workspace");
+}
+
 #[test]
 fn scope_and_app_checks() {
     let platform = TestPlatform::new();
