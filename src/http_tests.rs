@@ -288,8 +288,17 @@ fn batches_only_in_2025_03_26() {
     assert_eq!(r.status, 400);
     let (r, _) = post(r#"[{"jsonrpc":"2.0","method":"notifications/initialized"}]"#);
     assert_eq!(r.status, 202);
-    let (_, json) = post(&format!("[{INIT}]"));
-    assert_eq!(json.unwrap()[0]["error"]["code"], -32600, "initialize cannot be batched");
+    // A batch holding initialize is refused whole, and nothing else in it runs.
+    let platform = TestPlatform::new();
+    let remember = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"remember","arguments":{"note":"batched"}}}"#;
+    let (r, json) = post_with(&platform, &format!("[{remember},{INIT}]"), &[]);
+    assert_eq!(r.status, 400);
+    let json = json.unwrap();
+    assert_eq!(json["error"]["code"], -32600, "initialize cannot be batched");
+    assert!(json.get("id").is_none_or(Value::is_null));
+    let context = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{}}}"#;
+    let (_, json) = post_with(&platform, context, &[]);
+    assert!(!json.unwrap().to_string().contains("batched"), "the batched remember did not run");
     let many = format!("[{}]", vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#; 33].join(","));
     assert_eq!(post(&many).0.status, 400);
 }

@@ -175,16 +175,17 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
         );
         return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
     }
+    // 2025-03-26 lifecycle: initialize must not be part of a batch. Such a batch is refused
+    // whole (MCP-CONFORMANCE T-22), before any of its other requests runs.
+    if items.iter().any(|item| item.get("method").and_then(Value::as_str) == Some("initialize")) {
+        trace.outcome = "rpc_error";
+        let error = RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: initialize cannot be batched");
+        return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
+    }
     let mut answers = Vec::new();
     for item in items {
         match jsonrpc::classify(item) {
             Ok(Incoming::NoReply { .. }) => {}
-            Ok(Incoming::Request { id, method, .. }) if method == "initialize" => {
-                // 2025-03-26 lifecycle: initialize must not be part of a batch.
-                let error =
-                    RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: initialize cannot be batched");
-                answers.push(jsonrpc::error_json(Some(&id), &error));
-            }
             Ok(Incoming::Request { id, method, params }) => match cx.request(&method, params, trace).await {
                 Answer::Result(result) => answers.push(jsonrpc::result_raw(&id, &result)),
                 Answer::Error(error) => answers.push(jsonrpc::error_json(Some(&id), &error)),
