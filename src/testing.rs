@@ -677,3 +677,17 @@ impl Outbound for FakeOutbound {
         Box::pin(async {})
     }
 }
+
+/// Passes `out` through, after checking that a successful call's `structuredContent` conforms to
+/// the tool's declared output schema (MCP tools §output-schema: the server MUST return conforming
+/// structured content; MCP-CONFORMANCE TL-11). The tool tests' call helpers run every result
+/// through it.
+pub fn conforming(tool: &str, out: crate::tools::ToolOutcome) -> crate::tools::ToolOutcome {
+    if out.outcome == crate::tools::Outcome::Ok
+        && let (Some(t), Some(structured)) = (crate::tools::find(tool), &out.structured)
+        && let Err(e) = crate::tools::schema::validate(&t.output_schema(), structured)
+    {
+        panic!("{tool}: structuredContent does not conform to its outputSchema: {e}\n{structured}");
+    }
+    out
+}

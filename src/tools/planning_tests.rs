@@ -18,7 +18,10 @@ fn call(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
         request_id: "req_1".into(),
         structured_content: true,
     };
-    block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS))
+    crate::testing::conforming(
+        tool,
+        block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS)),
+    )
 }
 
 fn ok(db: &MemoryDb, tool: &str, arguments: Value) -> Value {
@@ -441,7 +444,10 @@ fn call_as_app(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
         request_id: "req_app".into(),
         structured_content: true,
     };
-    block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS))
+    crate::testing::conforming(
+        tool,
+        block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS)),
+    )
 }
 
 fn confirmed_target(db: &MemoryDb, filters: Value) -> Value {

@@ -52,7 +52,10 @@ impl World {
             request_id: "req_1".into(),
             structured_content: true,
         };
-        block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, now))
+        crate::testing::conforming(
+            tool,
+            block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, now)),
+        )
     }
 
     pub fn ok(&self, tool: &str, arguments: Value, now: i64) -> Value {

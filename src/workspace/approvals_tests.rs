@@ -70,7 +70,10 @@ impl World {
             request_id: "req_2".into(),
             structured_content: true,
         };
-        block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, NOW_MS + 1))
+        crate::testing::conforming(
+            name,
+            block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, NOW_MS + 1)),
+        )
     }
 }
 
