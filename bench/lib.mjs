@@ -29,10 +29,10 @@ function oursOptions(build = join(ROOT, "build")) {
       modules: true,
       modulesRoot: build,
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-      // The OAuth endpoints' per-IP and per-grant budgets (`OAUTH_RATE_LIMITS`, 30 a minute by
-      // default) would turn the refresh scenario, and the grants made before each run, into 429s:
+      // The OAuth endpoints' per-IP and per-grant budgets (`OAUTH_RATE_LIMITS`, 30 to 600 a minute
+      // by default) would turn the refresh scenario, and the grants made before each run, into 429s:
       // the limiter still runs on every request, with budgets no run exhausts.
-      bindings: { ...base.bindings, PUBLIC_URL, OAUTH_RATE_LIMITS: "register=1000000/60,token=1000000/60,authorize=1000000/60" },
+      bindings: { ...base.bindings, PUBLIC_URL, OAUTH_RATE_LIMITS: "register=1000000/60,token=1000000/60,token_ip=1000000/60,revoke=1000000/60,authorize=1000000/60" },
     };
   } finally {
     console.log = quiet;

@@ -144,8 +144,14 @@ pub struct Limit {
 pub struct RateLimits {
     /// New client registrations (`/v1/oauth/register`); re-registering identical metadata is free.
     pub register: Limit,
-    /// Token requests per user grant (`/v1/oauth/token`).
+    /// Token requests per user grant (`/v1/oauth/token`), from one address.
     pub token: Limit,
+    /// All token requests from one address, spent before the client is authenticated so that
+    /// unknown clients, bad secrets and made-up grants are counted too (`token_ip`). Larger than
+    /// `token`: hosts such as Claude refresh for many users from a few shared addresses.
+    pub token_ip: Limit,
+    /// Revocation requests (`/v1/oauth/revoke`), spent before client authentication.
+    pub revoke: Limit,
     /// Authorization requests (`/v1/oauth/authorize`) and sign-in attempts.
     pub authorize: Limit,
 }
@@ -155,6 +161,8 @@ impl Default for RateLimits {
         RateLimits {
             register: Limit { capacity: 30, window_secs: 3600 },
             token: Limit { capacity: 30, window_secs: 60 },
+            token_ip: Limit { capacity: 600, window_secs: 60 },
+            revoke: Limit { capacity: 60, window_secs: 60 },
             authorize: Limit { capacity: 30, window_secs: 60 },
         }
     }
@@ -405,11 +413,15 @@ fn parse_oidc(
     }))
 }
 
-/// `register=30/3600,token=30/60,authorize=30/60`: requests per seconds; omitted ones keep
-/// their default.
+/// `register=30/3600,token=30/60,token_ip=600/60,revoke=60/60,authorize=30/60`: requests per
+/// seconds; omitted ones keep their default.
 fn parse_rate_limits(raw: &str) -> Result<RateLimits, ConfigError> {
-    let bad =
-        || invalid("OAUTH_RATE_LIMITS", "expected name=requests/seconds[,…] for register, token, authorize");
+    let bad = || {
+        invalid(
+            "OAUTH_RATE_LIMITS",
+            "expected name=requests/seconds[,…] for register, token, token_ip, revoke, authorize",
+        )
+    };
     let mut limits = RateLimits::default();
     for part in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (name, value) = part.split_once('=').ok_or_else(bad)?;
@@ -424,6 +436,8 @@ fn parse_rate_limits(raw: &str) -> Result<RateLimits, ConfigError> {
         match name.trim() {
             "register" => limits.register = limit,
             "token" => limits.token = limit,
+            "token_ip" => limits.token_ip = limit,
+            "revoke" => limits.revoke = limit,
             "authorize" => limits.authorize = limit,
             _ => return Err(bad()),
         }
@@ -681,9 +695,12 @@ mod tests {
         };
         assert!(remote("https://accounts.google.com").is_ok());
         assert!(remote("http://127.0.0.1:9000").is_err(), "plain http only on a loopback deployment");
-        let c = with(&[("OAUTH_RATE_LIMITS", "register=2/60, token=5/10")]).unwrap();
+        let c =
+            with(&[("OAUTH_RATE_LIMITS", "register=2/60, token=5/10, token_ip=7/10, revoke=3/60")]).unwrap();
         assert_eq!(c.rate_limits.register, Limit { capacity: 2, window_secs: 60 });
         assert_eq!(c.rate_limits.token, Limit { capacity: 5, window_secs: 10 });
+        assert_eq!(c.rate_limits.token_ip, Limit { capacity: 7, window_secs: 10 });
+        assert_eq!(c.rate_limits.revoke, Limit { capacity: 3, window_secs: 60 });
         assert_eq!(c.rate_limits.authorize, RateLimits::default().authorize);
         for bad in ["register=0/60", "login=1/1", "register=1", "register=a/b"] {
             assert!(with(&[("OAUTH_RATE_LIMITS", bad)]).is_err(), "{bad}");

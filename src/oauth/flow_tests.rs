@@ -1458,6 +1458,95 @@ mod token_endpoint {
             "the limited request rotated nothing"
         );
     }
+
+    #[test]
+    fn token_requests_are_rate_limited_per_address_before_client_authentication() {
+        let mut config = crate::testing::test_config();
+        config.rate_limits.token_ip = crate::config::Limit { capacity: 3, window_secs: 60 };
+        let p = TestPlatform::with_config(config);
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let unknown = |route: &str| {
+            token_request(
+                &p,
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("client_id", "vsc_00000000000000000000000000000000"),
+                    ("refresh_token", &format!("vsrt_{route}_{}", "b".repeat(64))),
+                ],
+                &[],
+            )
+        };
+        // Unknown clients with ever-new grants: each refused, and each counted.
+        for route in ["a", "c", "d"] {
+            assert_error(&unknown(&route.repeat(64)), 401, "invalid_client");
+        }
+        let limited = unknown(&"e".repeat(64));
+        assert_error(&limited, 429, "too_many_requests");
+        assert_eq!(limited.header("retry-after"), Some("20"));
+        assert_error(&exchange(&p, &client_id, &code, CALLBACK), 429, "too_many_requests");
+        // Another address has its own budget, and the refused exchange did not burn the code.
+        let body = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs([
+                ("grant_type", "authorization_code"),
+                ("client_id", client_id.as_str()),
+                ("code", code.as_str()),
+                ("code_verifier", VERIFIER),
+                ("redirect_uri", CALLBACK),
+            ])
+            .finish();
+        let elsewhere = send(
+            &p,
+            request(
+                "POST",
+                "/v1/oauth/token",
+                &[("content-type", "application/x-www-form-urlencoded"), ("cf-connecting-ip", "192.0.2.99")],
+                body.as_bytes(),
+            ),
+        );
+        assert_eq!(elsewhere.status, 200, "{}", html(&elsewhere));
+    }
+
+    #[test]
+    fn a_refresh_for_another_resource_is_an_invalid_grant() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let tokens = tokens_for(&p, &client_id, "u@example.com");
+        let rt = tokens["refresh_token"].as_str().unwrap();
+        let moved = token_request(
+            &p,
+            &[
+                ("grant_type", "refresh_token"),
+                ("client_id", &client_id),
+                ("refresh_token", rt),
+                ("resource", "https://old.example/v1/mcp"),
+            ],
+            &[],
+        );
+        // MCP SDKs re-authorize on invalid_grant but give up on invalid_target.
+        assert_error(&moved, 400, "invalid_grant");
+        assert_eq!(refresh(&p, &client_id, rt).status, 200, "the refused refresh rotated nothing");
+    }
+
+    #[test]
+    fn a_refresh_asking_for_act_alone_also_gets_read() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let tokens = tokens_for(&p, &client_id, "u@example.com");
+        let r = token_request(
+            &p,
+            &[
+                ("grant_type", "refresh_token"),
+                ("client_id", &client_id),
+                ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
+                ("scope", "mcp:act"),
+            ],
+            &[],
+        );
+        assert_eq!((r.status, json_of(&r)["scope"].as_str()), (200, Some("mcp mcp:act")), "{}", html(&r));
+        let access = json_of(&r)["access_token"].as_str().unwrap().to_owned();
+        assert!(tool_names(&p, &access).contains(&"get_workspace_context".to_owned()));
+    }
 }
 
 fn revoke_request(p: &TestPlatform, pairs: &[(&str, &str)]) -> HttpResponse {
@@ -1558,6 +1647,26 @@ mod revocation {
             "invalid_client",
         );
         assert_error(&revoke_request(&p, &[("token", "x")]), 401, "invalid_client");
+    }
+
+    #[test]
+    fn revocations_are_rate_limited_per_address_before_client_authentication() {
+        let mut config = crate::testing::test_config();
+        config.rate_limits.revoke = crate::config::Limit { capacity: 2, window_secs: 60 };
+        let p = TestPlatform::with_config(config);
+        let client_id = register_client(&p, LOOPBACK);
+        let bad = [("client_id", "vsc_00000000000000000000000000000000"), ("token", "x")];
+        for _ in 0..2 {
+            assert_error(&revoke_request(&p, &bad), 401, "invalid_client");
+        }
+        let limited = revoke_request(&p, &bad);
+        assert_error(&limited, 429, "too_many_requests");
+        assert_eq!(limited.header("retry-after"), Some("30"));
+        assert_error(
+            &revoke_request(&p, &[("client_id", &client_id), ("token", "x")]),
+            429,
+            "too_many_requests",
+        );
     }
 }
 

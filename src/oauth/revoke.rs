@@ -1,6 +1,7 @@
 //! `POST /v1/oauth/revoke`: token revocation (RFC 7009).
 //!
-//! The client authenticates as at the token endpoint. A refresh token of that client ends its
+//! Requests are rate limited per client address (`revoke` in `OAUTH_RATE_LIMITS`) before the
+//! client authenticates as at the token endpoint. A refresh token of that client ends its
 //! whole grant; an access token of that client ends its grant too (access tokens are JWTs that
 //! cannot be recalled one by one, and RFC 7009 §2.1 lets revoking one revoke the grant), and its
 //! use stops at the next call that reaches the workspace. Anything else — unknown, expired,
@@ -10,7 +11,7 @@
 use super::error::OAuthError;
 use super::grants::{AccountOp, AccountReply};
 use super::tokens::{self, Kind};
-use super::{AccountAddr, ObjectError, clients, metadata, token};
+use super::{AccountAddr, ObjectError, clients, metadata, ratelimit, token};
 use crate::auth::jwt;
 use crate::config::Config;
 use crate::http::{HttpRequest, HttpResponse, Platform};
@@ -23,7 +24,7 @@ pub async fn handle(
     platform: &dyn Platform,
     trace: &mut Trace,
 ) -> HttpResponse {
-    let response = match revoke(req, config, platform).await {
+    let response = match revoke(req, config, platform, trace).await {
         Ok(revoked) => {
             trace.outcome = "ok";
             trace.detail = Some(if revoked { "grant revoked" } else { "nothing to revoke" }.into());
@@ -31,15 +32,26 @@ pub async fn handle(
         }
         Err(e) => {
             trace.outcome = "oauth_error";
-            trace.detail = Some(e.log.clone().unwrap_or_else(|| e.description.clone()));
+            if trace.detail.is_none() {
+                trace.detail = Some(e.log.clone().unwrap_or_else(|| e.description.clone()));
+            }
             e.to_wire()
         }
     };
     metadata::with_public_cors(response)
 }
 
-async fn revoke(req: &HttpRequest, config: &Config, platform: &dyn Platform) -> Result<bool, OAuthError> {
+async fn revoke(
+    req: &HttpRequest,
+    config: &Config,
+    platform: &dyn Platform,
+    trace: &mut Trace,
+) -> Result<bool, OAuthError> {
     let (form, _) = token::read_form(req)?;
+    // Before client authentication, so that unknown clients and bad secrets are counted too:
+    // each otherwise costs a KV read and a Durable Object call (RFC 7009 §5: the endpoint
+    // should counter denial-of-service attacks; the refusal is RFC 6749 §5.2-style JSON).
+    ratelimit::check(platform.objects(), req, "revoke", config.rate_limits.revoke, trace).await?;
     let client = clients::authenticated(req, &form, config, platform).await?;
     let now_ms = platform.now_ms();
     let token = form.require("token")?;

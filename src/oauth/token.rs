@@ -1,6 +1,7 @@
 //! `POST /v1/oauth/token` (OAuth 2.1 §3.2, RFC 6749 §5, RFC 7636 §4.5, RFC 8707 §2.2).
 //!
-//! Strict form parsing (no repeated parameter), client authentication by the registered method,
+//! Strict form parsing (no repeated parameter), a per-address rate limit, client authentication
+//! by the registered method,
 //! then `authorization_code` or `refresh_token`; the code or refresh token goes to the workspace
 //! object named by its routing id, which redeems or rotates it atomically (`grants.rs`). The
 //! answer is an access token — a short-lived JWT naming its grant — and, for clients that use
@@ -66,6 +67,11 @@ async fn token(
     trace: &mut Trace,
 ) -> Result<Value, OAuthError> {
     let (form, raw) = read_form(req)?;
+    // Spent before the client is looked up and authenticated: a flood of unknown client_ids,
+    // bad secrets or made-up grants would otherwise cost a KV read and a Durable Object call
+    // (or a CIMD fetch) each without ever being counted (RFC 6749 §10.10, RFC 6819 §4.4.1.11
+    // and §5.1.4.2.3: throttle guessing at the token endpoint).
+    ratelimit::check(platform.objects(), req, "token_ip", config.rate_limits.token_ip, trace).await?;
     let client = clients::authenticated(req, &form, config, platform).await?;
     let now_ms = platform.now_ms();
     let grant_type = form.require("grant_type")?;
@@ -99,7 +105,17 @@ async fn token(
                 None => None,
                 Some(s) => Some(ScopeSet::parse(s).map_err(|e| OAuthError::new(ErrorCode::InvalidScope, e))?),
             };
-            authorize::requested_resource(config, &form, raw)?;
+            // A refresh token bound to another resource (PUBLIC_URL moved) is an invalid grant,
+            // not an invalid target: RFC 6749 §5.2 `invalid_grant` covers a refresh token that
+            // is not valid here, and MCP SDKs re-authorize on it, whereas they give up on
+            // `invalid_target`. The authorization_code grant keeps RFC 8707 §2's error.
+            authorize::requested_resource(config, &form, raw).map_err(|e| match e.code {
+                ErrorCode::InvalidTarget => {
+                    OAuthError::grant("The refresh token is not valid for this resource; authorize again.")
+                        .logged(format!("refresh for another resource: {}", e.description))
+                }
+                _ => e,
+            })?;
             let opaque = tokens::parse(Kind::Refresh, refresh_token).ok_or_else(|| {
                 OAuthError::grant("The refresh token is invalid.").logged("malformed refresh token")
             })?;
