@@ -31,8 +31,15 @@ function oursOptions(build = join(ROOT, "build")) {
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
       // The OAuth endpoints' per-IP and per-grant budgets (`OAUTH_RATE_LIMITS`, 30 to 600 a minute
       // by default) would turn the refresh scenario, and the grants made before each run, into 429s:
-      // the limiter still runs on every request, with budgets no run exhausts.
-      bindings: { ...base.bindings, PUBLIC_URL, OAUTH_RATE_LIMITS: "register=1000000/60,token=1000000/60,token_ip=1000000/60,revoke=1000000/60,authorize=1000000/60" },
+      // the limiter still runs on every request, with budgets no run exhausts. The same for the
+      // tool calls per workspace (`TOOL_RATE_LIMIT`, 300 a minute by default): the scenarios
+      // drive hundreds of calls a second on one workspace.
+      bindings: {
+        ...base.bindings,
+        PUBLIC_URL,
+        OAUTH_RATE_LIMITS: "register=1000000/60,token=1000000/60,token_ip=1000000/60,revoke=1000000/60,authorize=1000000/60",
+        TOOL_RATE_LIMIT: "1000000000/60",
+      },
     };
   } finally {
     console.log = quiet;

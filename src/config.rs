@@ -97,6 +97,9 @@ pub struct Config {
     pub oidc: Option<OidcProvider>,
     /// Request budgets of the OAuth endpoints.
     pub rate_limits: RateLimits,
+    /// Tool calls per workspace (`TOOL_RATE_LIMIT`, `calls/seconds`; [`DEFAULT_TOOL_RATE_LIMIT`]),
+    /// enforced by the workspace's Durable Object (`workspace::throttle`).
+    pub tool_rate_limit: Limit,
     /// The live lead provider (Apollo), when its key is set.
     pub apollo: Option<ApolloConfig>,
     /// Sending and outcome defaults (PRODUCT §8), shared by sizing, estimates and campaigns.
@@ -167,6 +170,11 @@ impl Default for RateLimits {
         }
     }
 }
+
+/// The default budget of tool calls per workspace: 300 a minute, all of it available at once.
+/// A person working with an assistant makes a few calls a minute and never meets it; a loop
+/// gone wrong does within a minute. (The MCP specification requires a limit, not a value.)
+pub const DEFAULT_TOOL_RATE_LIMIT: Limit = Limit { capacity: 300, window_secs: 60 };
 
 /// Where the live lead provider is and how to authenticate to it.
 #[derive(Debug, Clone)]
@@ -277,6 +285,10 @@ impl Config {
             Some(raw) if !raw.trim().is_empty() => parse_rate_limits(&raw)?,
             _ => RateLimits::default(),
         };
+        let tool_rate_limit = match lookup("TOOL_RATE_LIMIT") {
+            Some(raw) if !raw.trim().is_empty() => parse_tool_rate_limit(&raw)?,
+            _ => DEFAULT_TOOL_RATE_LIMIT,
+        };
         let apollo = match secret(lookup("APOLLO_API_KEY")) {
             None => None,
             Some(api_key) => {
@@ -310,6 +322,7 @@ impl Config {
             approval_ttl_ms,
             oidc,
             rate_limits,
+            tool_rate_limit,
             apollo,
             deliverability,
             sending,
@@ -443,6 +456,20 @@ fn parse_rate_limits(raw: &str) -> Result<RateLimits, ConfigError> {
         }
     }
     Ok(limits)
+}
+
+/// `300/60`: tool calls per seconds, the whole number of calls available as a burst.
+fn parse_tool_rate_limit(raw: &str) -> Result<Limit, ConfigError> {
+    let bad = || invalid("TOOL_RATE_LIMIT", "expected calls/seconds with both above zero, such as 300/60");
+    let (capacity, window) = raw.trim().split_once('/').ok_or_else(bad)?;
+    let limit = Limit {
+        capacity: capacity.trim().parse().map_err(|_| bad())?,
+        window_secs: window.trim().parse().map_err(|_| bad())?,
+    };
+    if limit.capacity == 0 || limit.window_secs == 0 {
+        return Err(bad());
+    }
+    Ok(limit)
 }
 
 pub(crate) fn invalid(name: &'static str, reason: &str) -> ConfigError {
@@ -704,6 +731,27 @@ mod tests {
         assert_eq!(c.rate_limits.authorize, RateLimits::default().authorize);
         for bad in ["register=0/60", "login=1/1", "register=1", "register=a/b"] {
             assert!(with(&[("OAUTH_RATE_LIMITS", bad)]).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn reads_the_tool_rate_limit() {
+        let local = [("PUBLIC_URL", "http://127.0.0.1:8787"), ("JWT_SIGNING_KEYS", KEY)];
+        let with = |value: &'static str| {
+            let mut pairs = local.to_vec();
+            pairs.push(("TOOL_RATE_LIMIT", value));
+            config(&pairs)
+        };
+        assert_eq!(config(&local).unwrap().tool_rate_limit, Limit { capacity: 300, window_secs: 60 });
+        assert_eq!(with("").unwrap().tool_rate_limit, DEFAULT_TOOL_RATE_LIMIT);
+        assert_eq!(with(" 20 / 10 ").unwrap().tool_rate_limit, Limit { capacity: 20, window_secs: 10 });
+        assert_eq!(with("1000000/60").unwrap().tool_rate_limit.capacity, 1_000_000);
+        for bad in ["0/60", "10/0", "10", "a/b", "-1/60", "10/60/1", "calls=10/60", "99999999999/60"] {
+            let err = with(bad).unwrap_err();
+            assert!(
+                matches!(&err, ConfigError::Invalid { name: "TOOL_RATE_LIMIT", reason } if reason.contains("calls/seconds")),
+                "{bad}: {err:?}"
+            );
         }
     }
 

@@ -29,6 +29,7 @@ pub mod sequence;
 pub mod support;
 pub mod suppression;
 pub mod target;
+pub mod throttle;
 
 pub use ops::{Op, OpReply, handle_op};
 
@@ -76,12 +77,15 @@ pub struct Services<'a> {
 /// knows: that the schema is current and who owns the workspace. Both only ever move forward
 /// while the code runs (migrations are never undone, the owner is written once), so checking
 /// them again on every call would only repeat three SQL round trips. A holder that erases its
-/// storage must drop its `Opened` with it.
+/// storage must drop its `Opened` with it. It also holds the instance's in-memory budget of
+/// tool calls ([`throttle`]).
 #[derive(Debug, Default)]
 pub struct Opened {
     owner: std::cell::RefCell<Option<String>>,
     /// The migrations have been applied by this holder (implied once `owner` is known).
     schema: std::cell::Cell<bool>,
+    /// Tool calls left in this instance's budget (`TOOL_RATE_LIMIT`).
+    budget: throttle::ToolBudget,
 }
 
 impl Opened {
@@ -106,7 +110,9 @@ impl Opened {
     }
 }
 
-/// Runs one tool call against the workspace. Never fails: every problem is a refusal.
+/// Runs one tool call against the workspace. Never fails: every problem is a refusal. Each call
+/// gets a fresh [`Opened`], so nothing here is rate limited: the limit belongs to the long-lived
+/// holder ([`call_tool_opened`]).
 pub async fn call_tool(
     db: &dyn Db,
     config: &Config,
@@ -127,6 +133,14 @@ pub async fn call_tool_opened(
     now_ms: i64,
 ) -> ToolOutcome {
     let refuse = |r: Refusal| ToolOutcome::refusal(&r, &call.tool, &call.request_id);
+    // MCP 2025-06-18 server/tools, Security Considerations: servers MUST rate limit tool
+    // invocations. Checked first, before anything reads or writes the workspace, and answered
+    // as a tool result with isError saying how long to wait, so the model can back off.
+    if let Err(exhausted) = opened.budget.spend(config.tool_rate_limit, now_ms) {
+        let mut outcome = refuse(Refusal::guidance(exhausted.message()));
+        outcome.detail = Some(format!("tool rate limit (retry after {} s)", exhausted.retry_after_secs));
+        return outcome;
+    }
     let Some(tool) = tools::find(&call.tool) else {
         // The Worker checks the catalogue first; this only happens across a deploy boundary.
         return refuse(Refusal::guidance(format!(
@@ -274,6 +288,36 @@ mod tests {
         assert_eq!(call("user_1").outcome, Outcome::Ok);
         assert_eq!(call("user_2").outcome, Outcome::Failed);
         assert_eq!(call("user_1").outcome, Outcome::Ok);
+    }
+
+    #[test]
+    fn a_spent_budget_refuses_the_call_without_touching_the_workspace() {
+        let db = crate::testing::CountingDb::default();
+        let opened = super::Opened::default();
+        let mut config = test_config();
+        config.tool_rate_limit = crate::config::Limit { capacity: 2, window_secs: 60 };
+        let call = |now_ms: i64| {
+            let c = super::ToolCall {
+                tool: "get_workspace_context".into(),
+                arguments: serde_json::json!({}),
+                principal: principal(ScopeSet::FULL, false),
+                request_id: "req_1".into(),
+                structured_content: true,
+            };
+            block_on(super::call_tool_opened(&db, &opened, &config, &crate::outbound::NoNetwork, c, now_ms))
+        };
+        assert_eq!(call(NOW_MS).outcome, Outcome::Ok);
+        assert_eq!(call(NOW_MS).outcome, Outcome::Ok);
+        let before = db.statements.get();
+        let refused = call(NOW_MS + 1_000);
+        assert_eq!(refused.outcome, Outcome::Refused);
+        assert!(refused.text.contains("Wait 29 seconds"), "{}", refused.text);
+        assert_eq!(db.statements.get(), before, "a refused call runs no SQL at all");
+        let answer = refused.into_answer(true);
+        assert!(answer.result.contains(r#""isError":true"#), "{}", answer.result);
+        // One call's worth has come back after 30 s.
+        assert_eq!(call(NOW_MS + 30_000).outcome, Outcome::Ok);
+        assert_eq!(call(NOW_MS + 30_000).outcome, Outcome::Refused);
     }
 
     #[test]

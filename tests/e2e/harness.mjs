@@ -85,7 +85,10 @@ export async function startWorker({ persist, vars = {}, hosts } = {}) {
       modules: true,
       modulesRoot: join(ROOT, "build"),
       modulesRules: [{ type: "CompiledWasm", include: ["**/*.wasm"] }],
-      bindings: { ...base.bindings, PUBLIC_URL: origin, ...vars },
+      // The tests run long journeys on one workspace, faster than a person: a budget of tool
+      // calls (`TOOL_RATE_LIMIT`, 300 a minute by default) they never exhaust, unless a test
+      // sets its own.
+      bindings: { ...base.bindings, PUBLIC_URL: origin, TOOL_RATE_LIMIT: "1000000/60", ...vars },
       ...(hosts ? { outboundService: testNetwork(hosts) } : {}),
       durableObjectsPersist: join(stateDir, "do"),
       kvPersist: join(stateDir, "kv"),
