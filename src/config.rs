@@ -224,6 +224,15 @@ impl Config {
         let public_url = normalize_origin(&raw_url).ok_or_else(|| {
             invalid("PUBLIC_URL", "expected an http(s) origin such as https://api.vibesell.it")
         })?;
+        // The MCP authorization spec (Communication Security) requires every authorization
+        // server endpoint to be served over HTTPS, and OAuth 2.1 §1.5 allows plain http only on
+        // loopback, for development. Every endpoint and the issuer derive from PUBLIC_URL.
+        if public_url.starts_with("http://") && !is_loopback_origin(&public_url) {
+            return Err(invalid(
+                "PUBLIC_URL",
+                "must be https (http only with a loopback host: 127.0.0.1, localhost or [::1])",
+            ));
+        }
         let provider_mode = match lookup("PROVIDER_MODE").as_deref().unwrap_or("sandbox") {
             "sandbox" => ProviderMode::Sandbox,
             "live" => ProviderMode::Live,
@@ -591,6 +600,15 @@ mod tests {
         assert_eq!(config(&[("JWT_SIGNING_KEYS", KEY)]).unwrap_err(), ConfigError::Missing("PUBLIC_URL"));
         assert!(config(&[("PUBLIC_URL", "ftp://x"), ("JWT_SIGNING_KEYS", KEY)]).is_err());
         assert!(config(&[("PUBLIC_URL", "https://x/path"), ("JWT_SIGNING_KEYS", KEY)]).is_err());
+        // Plain http only on loopback (MCP authorization: HTTPS for every endpoint).
+        let prod = "k2026:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE";
+        for origin in ["http://api.vibesell.it", "HTTP://10.0.0.8:8787", "http://127.0.0.1.example.com"] {
+            let err = config(&[("PUBLIC_URL", origin), ("JWT_SIGNING_KEYS", prod)]).unwrap_err();
+            assert!(matches!(err, ConfigError::Invalid { name: "PUBLIC_URL", .. }), "{origin}: {err:?}");
+        }
+        for origin in ["http://127.0.0.1:8787", "http://localhost:8787", "http://[::1]:8787"] {
+            assert!(config(&[("PUBLIC_URL", origin), ("JWT_SIGNING_KEYS", KEY)]).is_ok(), "{origin}");
+        }
         assert!(config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", "dev:c2hvcnQ")]).is_err());
         assert!(config(&[("PUBLIC_URL", "http://127.0.0.1"), ("JWT_SIGNING_KEYS", "")]).is_err());
         assert!(

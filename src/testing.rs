@@ -259,6 +259,11 @@ impl TestPlatform {
         instance(&self.states, name)
     }
 
+    /// How many `OAuthState` objects whose names start with `prefix` have storage.
+    pub fn state_objects(&self, prefix: &str) -> usize {
+        self.states.borrow().keys().filter(|name| name.starts_with(prefix)).count()
+    }
+
     /// The routing id of a workspace (a Durable Object id on Workers).
     pub fn route_of(&self, workspace: &str) -> String {
         let route = crate::ids::sha256_hex(format!("test-route:{workspace}").as_bytes());
@@ -433,9 +438,15 @@ impl AuthObjects for TestPlatform {
             let op: state::StateOp = roundtrip(&op);
             let db = self.state_db(&name);
             let tables = instance(&self.state_tables, &name);
-            state::apply(&*db, &tables, op, self.now_ms.get())
-                .map(|r| roundtrip(&r))
-                .map_err(|e| ObjectError::Failed(e.to_string()))
+            let reply = state::apply(&*db, &tables, op, self.now_ms.get())
+                .map_err(|e| ObjectError::Failed(e.to_string()))?;
+            // As `edge::oauth_state`: an object left empty loses its storage.
+            if state::upkeep(&*db, &tables).map_err(|e| ObjectError::Failed(e.to_string()))?
+                == state::Upkeep::DeleteAll
+            {
+                self.states.borrow_mut().remove(&name);
+            }
+            Ok(roundtrip(&reply))
         })
     }
     fn account(

@@ -1,12 +1,14 @@
 //! The `OAuthState` Durable Object: short-lived authorization state (`oauth::state`), one object
-//! per secret it guards. Its alarm purges what expired and, once the object is empty, deletes
-//! its storage, so objects leave nothing behind.
+//! per secret it guards. After every operation, and in its alarm after purging what expired, an
+//! object that holds nothing deletes its storage (`state::upkeep`), so objects leave nothing
+//! behind, even those named after an unknown key.
 
 use chrono::DateTime;
 use worker::{DurableObject, Env, Request, Response, State, durable_object};
 
 use super::db::DoDb;
 use crate::oauth::state::{self, StateOp};
+use crate::store::StoreError;
 
 /// Short-lived authorization state (SQLite-backed; see `docs/storage.md`).
 // `alarm`: fetch and alarm only. The bare attribute also exports WebSocket and `connect`
@@ -19,20 +21,17 @@ pub struct OAuthState {
 }
 
 impl OAuthState {
-    /// Sets the alarm to when the last entry expires (a second later). A failure is only logged:
-    /// the operation itself has already happened (a single-use entry may be gone), and the next
-    /// operation or alarm sets the alarm again.
-    async fn schedule(&self, db: &DoDb) {
-        let result = match state::last_expiry(db, &self.tables) {
-            Ok(Some(ms)) => match DateTime::from_timestamp_millis(ms + 1000) {
-                Some(at) => self.state.storage().set_alarm(at).await.map_err(|e| e.to_string()),
+    /// Carries out `state::upkeep`: sets the alarm to when the last entry expires, or deletes
+    /// the storage of an object that holds nothing.
+    async fn upkeep(&self, decided: Result<state::Upkeep, StoreError>) -> Result<(), String> {
+        let storage = self.state.storage();
+        match decided.map_err(|e| e.to_string())? {
+            state::Upkeep::AlarmAt(ms) => match DateTime::from_timestamp_millis(ms) {
+                Some(at) => storage.set_alarm(at).await.map_err(|e| e.to_string()),
                 None => Ok(()),
             },
-            Ok(None) => Ok(()),
-            Err(e) => Err(e.to_string()),
-        };
-        if let Err(e) = result {
-            worker::console_log!("{}", serde_json::json!({ "event": "oauth_state_alarm", "error": e }));
+            // `upkeep` has already forgotten the tables.
+            state::Upkeep::DeleteAll => storage.delete_all().await.map_err(|e| e.to_string()),
         }
     }
 }
@@ -50,7 +49,14 @@ impl DurableObject for OAuthState {
         let db = DoDb::new(self.state.storage());
         match state::apply(&db, &self.tables, op, super::now_ms()) {
             Ok(reply) => {
-                self.schedule(&db).await;
+                // A failure is only logged: the operation itself has already happened (a
+                // single-use entry may be gone), and the next operation or alarm tries again.
+                if let Err(e) = self.upkeep(state::upkeep(&db, &self.tables)).await {
+                    worker::console_log!(
+                        "{}",
+                        serde_json::json!({ "event": "oauth_state_upkeep", "error": e })
+                    );
+                }
                 Response::from_json(&reply)
             }
             Err(e) => Response::error(format!("state: {e}"), 500),
@@ -60,13 +66,8 @@ impl DurableObject for OAuthState {
     async fn alarm(&self) -> worker::Result<Response> {
         let db = DoDb::new(self.state.storage());
         match state::purge(&db, &self.tables, super::now_ms()) {
-            Ok(true) => {
-                // Forgotten first: should the deletion fail halfway, the next operation
-                // creates again whatever tables are missing.
-                self.tables.forget();
-                self.state.storage().delete_all().await?;
-            }
-            Ok(false) => self.schedule(&db).await,
+            // An error fails the alarm, which the runtime retries.
+            Ok(decided) => self.upkeep(Ok(decided)).await.map_err(worker::Error::RustError)?,
             Err(e) => return Response::error(format!("purge: {e}"), 500),
         }
         Response::ok("purged")

@@ -122,6 +122,12 @@ pub fn parse_document(client_id: &str, body: &[u8], now_ms: i64) -> Result<Clien
         return Err(refused("it contains a client secret"));
     }
     let metadata = clients::validate_metadata(&doc, true).map_err(|e| refused(e.description))?;
+    // Optional in a registration (RFC 7591 §2), but a metadata document must carry client_id,
+    // client_name and redirect_uris (draft-ietf-oauth-client-id-metadata-document §3; MCP
+    // authorization spec, "Client ID Metadata Documents"). `text_field` reads a blank one as none.
+    if metadata.client_name.is_none() {
+        return Err(refused("it has no client_name"));
+    }
     Ok(Client {
         client_id: client_id.to_owned(),
         metadata,
@@ -216,11 +222,15 @@ mod tests {
         assert_eq!(client.metadata.token_endpoint_auth_method, clients::AuthMethod::None);
         assert_eq!(client.source, Source::Cimd);
         for bad in [
-            serde_json::json!({"client_id": "https://other.example/x", "redirect_uris": ["http://127.0.0.1/callback"]}),
-            serde_json::json!({"client_id": id, "redirect_uris": ["http://evil.example/callback"]}),
-            serde_json::json!({"client_id": id, "redirect_uris": ["http://127.0.0.1/cb"], "client_secret": "x"}),
-            serde_json::json!({"client_id": id, "redirect_uris": ["http://127.0.0.1/cb"], "token_endpoint_auth_method": "client_secret_post"}),
-            serde_json::json!({"client_id": id, "redirect_uris": ["http://127.0.0.1/cb"], "jwks": {"keys": []}}),
+            serde_json::json!({"client_id": "https://other.example/x", "client_name": "Test", "redirect_uris": ["http://127.0.0.1/callback"]}),
+            serde_json::json!({"client_id": id, "client_name": "Test", "redirect_uris": ["http://evil.example/callback"]}),
+            serde_json::json!({"client_id": id, "client_name": "Test", "redirect_uris": ["http://127.0.0.1/cb"], "client_secret": "x"}),
+            serde_json::json!({"client_id": id, "client_name": "Test", "redirect_uris": ["http://127.0.0.1/cb"], "token_endpoint_auth_method": "client_secret_post"}),
+            serde_json::json!({"client_id": id, "client_name": "Test", "redirect_uris": ["http://127.0.0.1/cb"], "jwks": {"keys": []}}),
+            // client_name is required in a metadata document: absent, blank or not a string.
+            serde_json::json!({"client_id": id, "redirect_uris": ["http://127.0.0.1/cb"]}),
+            serde_json::json!({"client_id": id, "client_name": "  ", "redirect_uris": ["http://127.0.0.1/cb"]}),
+            serde_json::json!({"client_id": id, "client_name": 5, "redirect_uris": ["http://127.0.0.1/cb"]}),
             serde_json::json!([id]),
         ] {
             assert!(parse_document(id, bad.to_string().as_bytes(), NOW_MS).is_err(), "{bad}");

@@ -1292,6 +1292,8 @@ mod token_endpoint {
         );
         assert_error(&unknown, 401, "invalid_client");
         assert!(unknown.header("www-authenticate").unwrap().starts_with("Basic"));
+        // The lookup of the unknown id (KV, then its `client:` object) leaves no object behind.
+        assert_eq!(p.state_objects("client:vsc_0000"), 0, "an unknown client id leaves no OAuthState object");
         assert_error(
             &token_request(&p, &[("grant_type", "authorization_code"), ("code", "x")], &[]),
             401,

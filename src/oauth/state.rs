@@ -6,7 +6,10 @@
 //! A Durable Object runs one request at a time and every operation here is synchronous SQL with
 //! no await in between, so a `Take` is an atomic single use and a `Hit` an atomic
 //! read-modify-write. Entries carry an expiry; the object's alarm purges them and, once nothing
-//! is left, deletes the object's storage (`edge::oauth_state`).
+//! is left, deletes the object's storage (`edge::oauth_state`). An operation that leaves nothing
+//! stored (a miss on an unknown key, the take of the last entry) deletes the storage at once
+//! ([`upkeep`]): object names come from client input (an unknown client id, a made-up consent
+//! handle or OpenID `state`), so the tables every operation creates must not outlive it.
 
 use serde::{Deserialize, Serialize};
 
@@ -106,8 +109,8 @@ const SCHEMA: [&str; 2] = [
 /// What an object instance knows about its storage between requests: whether its tables
 /// exist. Creating them is a write transaction of two statements, which every operation ran
 /// before (a few percent of a refresh grant's CPU, bench/README.md). The tables go away only with
-/// the object's whole storage (the alarm's `delete_all`), after which the holder calls
-/// [`Tables::forget`].
+/// the object's whole storage (`delete_all`, when [`upkeep`] finds nothing stored), and
+/// [`upkeep`] forgets them before answering so.
 #[derive(Debug, Default)]
 pub struct Tables(std::cell::Cell<bool>);
 
@@ -220,14 +223,38 @@ pub fn last_expiry(db: &dyn Db, tables: &Tables) -> Result<Option<i64>, StoreErr
     Ok(rows.scalar_i64())
 }
 
-/// Deletes what has expired; answers whether the object is now empty.
-pub fn purge(db: &dyn Db, tables: &Tables, now_ms: i64) -> Result<bool, StoreError> {
+/// What the object is to do with its storage after an operation or a purge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Upkeep {
+    /// Something is stored: set the alarm to this time (ms), when the last of it has expired.
+    AlarmAt(i64),
+    /// Nothing is stored: delete the object's whole storage (`delete_all`), so that an object
+    /// named after an unknown key leaves nothing behind. The tables are already forgotten.
+    DeleteAll,
+}
+
+/// Decides what follows an operation or a purge. When nothing is stored, the tables are
+/// forgotten before the answer: should the deletion fail halfway, the next operation creates
+/// again whatever tables are missing.
+pub fn upkeep(db: &dyn Db, tables: &Tables) -> Result<Upkeep, StoreError> {
+    Ok(match last_expiry(db, tables)? {
+        // A second late, so that the alarm finds the last entry expired.
+        Some(ms) => Upkeep::AlarmAt(ms.saturating_add(1000)),
+        None => {
+            tables.forget();
+            Upkeep::DeleteAll
+        }
+    })
+}
+
+/// Deletes what has expired; answers what is to follow, as [`upkeep`].
+pub fn purge(db: &dyn Db, tables: &Tables, now_ms: i64) -> Result<Upkeep, StoreError> {
     tables.ensure(db)?;
     db.batch(vec![
         Stmt::new("DELETE FROM entries WHERE expires_at <= ?", vec![now_ms.into()]),
         Stmt::new("DELETE FROM buckets WHERE full_at <= ?", vec![now_ms.into()]),
     ])?;
-    Ok(last_expiry(db, tables)?.is_none())
+    upkeep(db, tables)
 }
 
 #[cfg(test)]
@@ -288,8 +315,12 @@ mod tests {
         assert_eq!(hit(NOW_MS + 29_000), StateReply::Limited { retry_after_secs: 1 });
         assert_eq!(hit(NOW_MS + 31_000), StateReply::Allowed);
         assert!(last_expiry(&db, &tables).unwrap().is_some());
-        assert!(!purge(&db, &tables, NOW_MS + 31_000).unwrap());
-        assert!(purge(&db, &tables, NOW_MS + 200_000).unwrap(), "a full bucket is forgotten");
+        assert!(matches!(purge(&db, &tables, NOW_MS + 31_000).unwrap(), Upkeep::AlarmAt(_)));
+        assert_eq!(
+            purge(&db, &tables, NOW_MS + 200_000).unwrap(),
+            Upkeep::DeleteAll,
+            "a full bucket is forgotten"
+        );
     }
 
     #[test]
@@ -304,5 +335,44 @@ mod tests {
         assert!(apply(&emptied, &tables, hit.clone(), NOW_MS).is_err(), "the flag is what skips the schema");
         tables.forget();
         assert_eq!(apply(&emptied, &tables, hit, NOW_MS).unwrap(), StateReply::Allowed);
+    }
+
+    #[test]
+    fn an_operation_that_leaves_nothing_deletes_the_storage_and_forgets_the_tables() {
+        let tables = Tables::default();
+        let db = MemoryDb::new();
+        // A miss on an unknown key (a made-up client id or consent handle) stores nothing.
+        let take =
+            StateOp::Take { kind: EntryKind::Client, key: "vsc_unknown".into(), binding: String::new() };
+        assert_eq!(apply(&db, &tables, take, NOW_MS).unwrap(), StateReply::Doc { doc: None });
+        assert_eq!(upkeep(&db, &tables).unwrap(), Upkeep::DeleteAll);
+        // The storage is then deleted: the next operation, on an empty database, creates the
+        // tables again instead of failing on them.
+        let emptied = MemoryDb::new();
+        let put = StateOp::Put {
+            kind: EntryKind::Pending,
+            key: "k".into(),
+            binding: "b".into(),
+            doc: "d".into(),
+            expires_at: NOW_MS + 1000,
+        };
+        assert_eq!(apply(&emptied, &tables, put, NOW_MS).unwrap(), StateReply::Doc { doc: Some("d".into()) });
+        assert_eq!(upkeep(&emptied, &tables).unwrap(), Upkeep::AlarmAt(NOW_MS + 2000), "kept while stored");
+        // Taking the last entry empties the object again.
+        let take = StateOp::Take { kind: EntryKind::Pending, key: "k".into(), binding: "b".into() };
+        assert_eq!(
+            apply(&emptied, &tables, take, NOW_MS).unwrap(),
+            StateReply::Doc { doc: Some("d".into()) }
+        );
+        assert_eq!(upkeep(&emptied, &tables).unwrap(), Upkeep::DeleteAll);
+        assert!(
+            apply(
+                &MemoryDb::new(),
+                &tables,
+                StateOp::Hit { bucket: "b".into(), capacity: 1, window_secs: 1 },
+                NOW_MS
+            )
+            .is_ok()
+        );
     }
 }
