@@ -142,6 +142,49 @@ pub struct Limit {
     pub window_secs: u32,
 }
 
+impl Limit {
+    /// `requests/seconds`, both whole numbers above zero (spaces around them allowed).
+    fn parse(raw: &str) -> Option<Limit> {
+        let (capacity, window) = raw.split_once('/')?;
+        let limit =
+            Limit { capacity: capacity.trim().parse().ok()?, window_secs: window.trim().parse().ok()? };
+        (limit.capacity > 0 && limit.window_secs > 0).then_some(limit)
+    }
+
+    /// Takes one token from a bucket of this shape that held `held` = (tokens, at ms) when last
+    /// counted (`None`: never used, so full), at `now_ms`. The one bucket arithmetic of the
+    /// OAuth endpoints' stored buckets (`oauth::state`) and the workspace's in-memory budget of
+    /// tool calls (`workspace::throttle`).
+    pub fn take(self, held: Option<(f64, i64)>, now_ms: i64) -> Taken {
+        let capacity = f64::from(self.capacity.max(1));
+        let rate = capacity / (f64::from(self.window_secs.max(1)) * 1000.0); // tokens per ms
+        // A clock that went backwards refills nothing rather than draining the bucket.
+        let tokens =
+            held.map_or(capacity, |(tokens, at)| (tokens + (now_ms - at).max(0) as f64 * rate).min(capacity));
+        // A hair of tolerance: refill arithmetic in floats must not make a full wait fall short.
+        let (left, retry_after_secs) = if tokens >= 1.0 - 1e-9 {
+            ((tokens - 1.0).max(0.0), None)
+        } else {
+            let wait_ms = (1.0 - tokens) / rate;
+            // Less a microsecond of float noise, so that a 30 s wait says 30, not 31. A refused
+            // request takes nothing, so waiting that long always succeeds.
+            (tokens, Some(((wait_ms - 0.001) / 1000.0).ceil().max(1.0) as u32))
+        };
+        Taken { left, retry_after_secs, full_at: now_ms + ((capacity - left) / rate).ceil() as i64 }
+    }
+}
+
+/// What [`Limit::take`] leaves.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Taken {
+    /// Tokens left, counted at the time of the take.
+    pub left: f64,
+    /// `None` when a token was taken; otherwise whole seconds until one is there (at least 1).
+    pub retry_after_secs: Option<u32>,
+    /// When the bucket is full again (ms), after which it is as good as forgotten.
+    pub full_at: i64,
+}
+
 /// Request budgets of the OAuth endpoints, per client IP (`OAUTH_RATE_LIMITS`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RateLimits {
@@ -447,14 +490,7 @@ fn parse_rate_limits(raw: &str) -> Result<RateLimits, ConfigError> {
     let mut limits = RateLimits::default();
     for part in raw.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (name, value) = part.split_once('=').ok_or_else(bad)?;
-        let (capacity, window) = value.split_once('/').ok_or_else(bad)?;
-        let limit = Limit {
-            capacity: capacity.trim().parse().map_err(|_| bad())?,
-            window_secs: window.trim().parse().map_err(|_| bad())?,
-        };
-        if limit.capacity == 0 || limit.window_secs == 0 {
-            return Err(bad());
-        }
+        let limit = Limit::parse(value).ok_or_else(bad)?;
         match name.trim() {
             "register" => limits.register = limit,
             "token" => limits.token = limit,
@@ -469,16 +505,9 @@ fn parse_rate_limits(raw: &str) -> Result<RateLimits, ConfigError> {
 
 /// `300/60`: tool calls per seconds, the whole number of calls available as a burst.
 fn parse_tool_rate_limit(raw: &str) -> Result<Limit, ConfigError> {
-    let bad = || invalid("TOOL_RATE_LIMIT", "expected calls/seconds with both above zero, such as 300/60");
-    let (capacity, window) = raw.trim().split_once('/').ok_or_else(bad)?;
-    let limit = Limit {
-        capacity: capacity.trim().parse().map_err(|_| bad())?,
-        window_secs: window.trim().parse().map_err(|_| bad())?,
-    };
-    if limit.capacity == 0 || limit.window_secs == 0 {
-        return Err(bad());
-    }
-    Ok(limit)
+    Limit::parse(raw).ok_or_else(|| {
+        invalid("TOOL_RATE_LIMIT", "expected calls/seconds with both above zero, such as 300/60")
+    })
 }
 
 pub(crate) fn invalid(name: &'static str, reason: &str) -> ConfigError {

@@ -13,6 +13,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::Limit;
 use crate::store::{Db, Stmt, StoreError};
 
 /// What an entry holds.
@@ -178,7 +179,8 @@ pub fn apply(db: &dyn Db, tables: &Tables, op: StateOp, now_ms: i64) -> Result<S
     }
 }
 
-/// A token bucket: `capacity` tokens, refilled at `capacity` per window; each request takes one.
+/// A token bucket: `capacity` tokens, refilled at `capacity` per window; each request takes one
+/// ([`Limit::take`]).
 fn hit(
     db: &dyn Db,
     bucket: &str,
@@ -186,30 +188,17 @@ fn hit(
     window_secs: u32,
     now_ms: i64,
 ) -> Result<StateReply, StoreError> {
-    let capacity = f64::from(capacity.max(1));
-    let window_ms = f64::from(window_secs.max(1)) * 1000.0;
-    let rate = capacity / window_ms; // tokens per ms
     let row: Option<BucketRow> =
         db.row("SELECT tokens, updated_at FROM buckets WHERE name = ?", vec![bucket.into()])?;
-    let tokens =
-        row.map_or(capacity, |r| (r.tokens + (now_ms - r.updated_at).max(0) as f64 * rate).min(capacity));
-    // A hair of tolerance: refill arithmetic in floats must not make a full wait fall short.
-    let (left, reply) = if tokens >= 1.0 - 1e-9 {
-        ((tokens - 1.0).max(0.0), StateReply::Allowed)
-    } else {
-        let wait_ms = (1.0 - tokens) / rate;
-        // Less a microsecond of float noise, so that a 30 s wait says 30, not 31.
-        (
-            tokens,
-            StateReply::Limited { retry_after_secs: ((wait_ms - 0.001) / 1000.0).ceil().max(1.0) as u32 },
-        )
-    };
-    let full_at = now_ms + ((capacity - left) / rate).ceil() as i64;
+    let taken = Limit { capacity, window_secs }.take(row.map(|r| (r.tokens, r.updated_at)), now_ms);
     db.exec(
         "INSERT INTO buckets (name, tokens, updated_at, full_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, updated_at = excluded.updated_at, full_at = excluded.full_at",
-        vec![bucket.into(), left.into(), now_ms.into(), full_at.into()],
+        vec![bucket.into(), taken.left.into(), now_ms.into(), taken.full_at.into()],
     )?;
-    Ok(reply)
+    Ok(match taken.retry_after_secs {
+        None => StateReply::Allowed,
+        Some(retry_after_secs) => StateReply::Limited { retry_after_secs },
+    })
 }
 
 /// When the last thing in the object expires (a full bucket is as good as none), if anything is

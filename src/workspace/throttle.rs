@@ -36,24 +36,11 @@ impl ToolBudget {
     /// Spends one call at `now_ms`, or says how long until one is available. A refused call
     /// spends nothing, so backing off for the given time always succeeds.
     pub fn spend(&self, limit: Limit, now_ms: i64) -> Result<(), Exhausted> {
-        let capacity = f64::from(limit.capacity.max(1));
-        let rate = capacity / (f64::from(limit.window_secs.max(1)) * 1000.0); // tokens per ms
-        let tokens = match self.state.get() {
-            None => capacity,
-            // A clock that went backwards refills nothing rather than draining the bucket.
-            Some((tokens, at)) => (tokens + (now_ms - at).max(0) as f64 * rate).min(capacity),
-        };
-        // A hair of tolerance, as in `oauth::state`: float refill must not make a full wait fall
-        // short.
-        if tokens >= 1.0 - 1e-9 {
-            self.state.set(Some(((tokens - 1.0).max(0.0), now_ms)));
-            Ok(())
-        } else {
-            self.state.set(Some((tokens, now_ms)));
-            let wait_ms = (1.0 - tokens) / rate;
-            // Less a microsecond of float noise, so that a 30 s wait says 30, not 31.
-            let secs = ((wait_ms - 0.001) / 1000.0).ceil().max(1.0);
-            Err(Exhausted { retry_after_secs: secs.min(f64::from(u32::MAX)) as u32 })
+        let taken = limit.take(self.state.get(), now_ms);
+        self.state.set(Some((taken.left, now_ms)));
+        match taken.retry_after_secs {
+            None => Ok(()),
+            Some(retry_after_secs) => Err(Exhausted { retry_after_secs }),
         }
     }
 }
