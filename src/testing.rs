@@ -689,11 +689,26 @@ impl Outbound for FakeOutbound {
     }
 }
 
-/// Passes `out` through, after checking that a successful call's `structuredContent` conforms to
-/// the tool's declared output schema (MCP tools §output-schema: the server MUST return conforming
-/// structured content; MCP-CONFORMANCE TL-11). The tool tests' call helpers run every result
-/// through it.
-pub fn conforming(tool: &str, out: crate::tools::ToolOutcome) -> crate::tools::ToolOutcome {
+/// Runs `tool` through `workspace::call_tool` as `principal`, for a caller with
+/// `structuredContent`, and checks that a successful call's structured content conforms to the
+/// tool's declared output schema (MCP tools §output-schema: the server MUST return conforming
+/// structured content; MCP-CONFORMANCE TL-11). Every tool test's call goes through it.
+pub fn run_tool(
+    db: &dyn Db,
+    config: &crate::config::Config,
+    principal: &crate::auth::Principal,
+    tool: &str,
+    arguments: serde_json::Value,
+    now_ms: i64,
+) -> crate::tools::ToolOutcome {
+    let call = crate::workspace::ToolCall {
+        tool: tool.into(),
+        arguments,
+        principal: principal.clone(),
+        request_id: "req_1".into(),
+        structured_content: true,
+    };
+    let out = block_on(crate::workspace::call_tool(db, config, &crate::outbound::NoNetwork, call, now_ms));
     if out.outcome == crate::tools::Outcome::Ok
         && let (Some(t), Some(structured)) = (crate::tools::find(tool), &out.structured)
         && let Err(e) = crate::tools::schema::validate(&t.output_schema(), structured)

@@ -480,11 +480,24 @@ pub(crate) fn token_request(
     let body = url::form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
     let mut h: Vec<(&str, &str)> =
         vec![("content-type", "application/x-www-form-urlencoded"), ("cf-connecting-ip", "192.0.2.20")];
+    // A header given replaces the default of the same name (the first one is the one read).
+    h.retain(|(name, _)| !headers.iter().any(|(given, _)| given == name));
     h.extend_from_slice(headers);
     send(p, request("POST", "/v1/oauth/token", &h, body.as_bytes()))
 }
 
 pub(crate) fn exchange(p: &TestPlatform, client_id: &str, code: &str, redirect: &str) -> HttpResponse {
+    exchange_with(p, client_id, code, redirect, &[])
+}
+
+/// [`exchange`] with headers of its own (another client address, say).
+fn exchange_with(
+    p: &TestPlatform,
+    client_id: &str,
+    code: &str,
+    redirect: &str,
+    headers: &[(&str, &str)],
+) -> HttpResponse {
     token_request(
         p,
         &[
@@ -495,7 +508,7 @@ pub(crate) fn exchange(p: &TestPlatform, client_id: &str, code: &str, redirect: 
             ("redirect_uri", redirect),
             ("resource", "http://127.0.0.1:8787/v1/mcp"),
         ],
-        &[],
+        headers,
     )
 }
 
@@ -503,6 +516,20 @@ pub(crate) fn refresh(p: &TestPlatform, client_id: &str, refresh_token: &str) ->
     token_request(
         p,
         &[("grant_type", "refresh_token"), ("client_id", client_id), ("refresh_token", refresh_token)],
+        &[],
+    )
+}
+
+/// A refresh grant asking for `scope`.
+fn refresh_for_scope(p: &TestPlatform, client_id: &str, refresh_token: &str, scope: &str) -> HttpResponse {
+    token_request(
+        p,
+        &[
+            ("grant_type", "refresh_token"),
+            ("client_id", client_id),
+            ("refresh_token", refresh_token),
+            ("scope", scope),
+        ],
         &[],
     )
 }
@@ -1232,27 +1259,9 @@ mod token_endpoint {
         let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "read");
         let tokens = json_of(&exchange(&p, &client_id, &code, CALLBACK));
         let rt = tokens["refresh_token"].as_str().unwrap();
-        let escalate = token_request(
-            &p,
-            &[
-                ("grant_type", "refresh_token"),
-                ("client_id", &client_id),
-                ("refresh_token", rt),
-                ("scope", "mcp mcp:act"),
-            ],
-            &[],
-        );
+        let escalate = refresh_for_scope(&p, &client_id, rt, "mcp mcp:act");
         assert_error(&escalate, 400, "invalid_scope");
-        let unknown = token_request(
-            &p,
-            &[
-                ("grant_type", "refresh_token"),
-                ("client_id", &client_id),
-                ("refresh_token", rt),
-                ("scope", "admin"),
-            ],
-            &[],
-        );
+        let unknown = refresh_for_scope(&p, &client_id, rt, "admin");
         assert_error(&unknown, 400, "invalid_scope");
         let ok = refresh(&p, &client_id, rt);
         assert_eq!(
@@ -1261,16 +1270,7 @@ mod token_endpoint {
             "the refused escalation left the token usable"
         );
         let full = tokens_for(&p, &client_id, "v@example.com");
-        let narrowed = token_request(
-            &p,
-            &[
-                ("grant_type", "refresh_token"),
-                ("client_id", &client_id),
-                ("refresh_token", full["refresh_token"].as_str().unwrap()),
-                ("scope", "mcp"),
-            ],
-            &[],
-        );
+        let narrowed = refresh_for_scope(&p, &client_id, full["refresh_token"].as_str().unwrap(), "mcp");
         assert_eq!(json_of(&narrowed)["scope"], "mcp");
         let again = refresh(&p, &client_id, json_of(&narrowed)["refresh_token"].as_str().unwrap());
         assert_eq!(json_of(&again)["scope"], "mcp mcp:act", "narrowing one access token keeps the grant");
@@ -1488,24 +1488,7 @@ mod token_endpoint {
         assert_eq!(limited.header("retry-after"), Some("20"));
         assert_error(&exchange(&p, &client_id, &code, CALLBACK), 429, "too_many_requests");
         // Another address has its own budget, and the refused exchange did not burn the code.
-        let body = url::form_urlencoded::Serializer::new(String::new())
-            .extend_pairs([
-                ("grant_type", "authorization_code"),
-                ("client_id", client_id.as_str()),
-                ("code", code.as_str()),
-                ("code_verifier", VERIFIER),
-                ("redirect_uri", CALLBACK),
-            ])
-            .finish();
-        let elsewhere = send(
-            &p,
-            request(
-                "POST",
-                "/v1/oauth/token",
-                &[("content-type", "application/x-www-form-urlencoded"), ("cf-connecting-ip", "192.0.2.99")],
-                body.as_bytes(),
-            ),
-        );
+        let elsewhere = exchange_with(&p, &client_id, &code, CALLBACK, &[("cf-connecting-ip", "192.0.2.99")]);
         assert_eq!(elsewhere.status, 200, "{}", html(&elsewhere));
     }
 
@@ -1535,16 +1518,7 @@ mod token_endpoint {
         let p = TestPlatform::new();
         let client_id = register_client(&p, LOOPBACK);
         let tokens = tokens_for(&p, &client_id, "u@example.com");
-        let r = token_request(
-            &p,
-            &[
-                ("grant_type", "refresh_token"),
-                ("client_id", &client_id),
-                ("refresh_token", tokens["refresh_token"].as_str().unwrap()),
-                ("scope", "mcp:act"),
-            ],
-            &[],
-        );
+        let r = refresh_for_scope(&p, &client_id, tokens["refresh_token"].as_str().unwrap(), "mcp:act");
         assert_eq!((r.status, json_of(&r)["scope"].as_str()), (200, Some("mcp mcp:act")), "{}", html(&r));
         let access = json_of(&r)["access_token"].as_str().unwrap().to_owned();
         assert!(tool_names(&p, &access).contains(&"get_workspace_context".to_owned()));

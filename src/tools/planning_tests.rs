@@ -11,17 +11,7 @@ use crate::tools::{Outcome, ToolOutcome};
 use crate::workspace::{ToolCall, call_tool, personal_data};
 
 fn call(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
-    let c = ToolCall {
-        tool: tool.into(),
-        arguments,
-        principal: principal(ScopeSet::FULL, false),
-        request_id: "req_1".into(),
-        structured_content: true,
-    };
-    crate::testing::conforming(
-        tool,
-        block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS)),
-    )
+    crate::testing::run_tool(db, &test_config(), &principal(ScopeSet::FULL, false), tool, arguments, NOW_MS)
 }
 
 fn ok(db: &MemoryDb, tool: &str, arguments: Value) -> Value {
@@ -437,17 +427,7 @@ fn card_fixtures_are_real_outputs() {
 }
 
 fn call_as_app(db: &MemoryDb, tool: &str, arguments: Value) -> ToolOutcome {
-    let c = ToolCall {
-        tool: tool.into(),
-        arguments,
-        principal: principal(ScopeSet::FULL, true),
-        request_id: "req_app".into(),
-        structured_content: true,
-    };
-    crate::testing::conforming(
-        tool,
-        block_on(call_tool(db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS)),
-    )
+    crate::testing::run_tool(db, &test_config(), &principal(ScopeSet::FULL, true), tool, arguments, NOW_MS)
 }
 
 fn confirmed_target(db: &MemoryDb, filters: Value) -> Value {

@@ -10,7 +10,7 @@ use crate::testing::{
     MemoryDb, NOW_MS, PROBE_CALLS, Probe, ProbeArgs, ProbeOutcome, block_on, principal, test_config,
 };
 use crate::tools::{Outcome, ToolOutcome};
-use crate::workspace::{self, ToolCall};
+use crate::workspace;
 
 struct World {
     db: MemoryDb,
@@ -63,17 +63,7 @@ impl World {
     }
 
     fn tool(&self, name: &str, arguments: Value, principal: &Principal) -> ToolOutcome {
-        let call = ToolCall {
-            tool: name.into(),
-            arguments,
-            principal: principal.clone(),
-            request_id: "req_2".into(),
-            structured_content: true,
-        };
-        crate::testing::conforming(
-            name,
-            block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, NOW_MS + 1)),
-        )
+        crate::testing::run_tool(&self.db, &self.config, principal, name, arguments, NOW_MS + 1)
     }
 }
 

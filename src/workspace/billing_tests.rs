@@ -9,7 +9,7 @@ use crate::providers::billing::{BillingEvent, EventKind, Invoice, Subscription};
 use crate::providers::sandbox_billing::{CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, Paid};
 use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
 use crate::tools::{Outcome, ToolOutcome};
-use crate::workspace::{self, Op, OpReply, ToolCall};
+use crate::workspace::{self, Op, OpReply};
 
 const HOUR: i64 = 3_600_000;
 
@@ -27,17 +27,7 @@ impl World {
     }
 
     fn call(&self, tool: &str, arguments: Value, now: i64) -> ToolOutcome {
-        let call = ToolCall {
-            tool: tool.into(),
-            arguments,
-            principal: self.app.clone(),
-            request_id: "req_1".into(),
-            structured_content: true,
-        };
-        crate::testing::conforming(
-            tool,
-            block_on(workspace::call_tool(&self.db, &self.config, &NoNetwork, call, now)),
-        )
+        crate::testing::run_tool(&self.db, &self.config, &self.app, tool, arguments, now)
     }
 
     fn ok(&self, tool: &str, arguments: Value, now: i64) -> Value {
