@@ -77,6 +77,12 @@ impl ScopeSet {
         }
     }
 
+    /// The set with what it implies: acting implies reading, since `tools/list` always shows the
+    /// read tools (at `/authorize` and on refresh alike).
+    pub fn implied(self) -> ScopeSet {
+        ScopeSet { read: self.read || self.act, act: self.act }
+    }
+
     /// Whether every scope of `other` is in this set.
     pub fn covers(self, other: ScopeSet) -> bool {
         Scope::ALL.into_iter().all(|s| !other.contains(s) || self.contains(s))

@@ -114,15 +114,14 @@ pub fn requested_scope(raw: Option<&str>, client: &Client) -> Result<ScopeSet, O
         return Err(OAuthError::new(ErrorCode::InvalidScope, "Ask for mcp, or mcp and mcp:act."));
     }
     if let Some(registered) = registered
-        && ((asked.read && !registered.read) || (asked.act && !registered.act))
+        && !registered.covers(asked)
     {
         return Err(OAuthError::new(
             ErrorCode::InvalidScope,
             "The scope exceeds what this client registered.",
         ));
     }
-    // Acting implies reading: tools/list always shows the read tools.
-    Ok(ScopeSet { read: true, act: asked.act })
+    Ok(asked.implied())
 }
 
 fn local_error(

@@ -626,10 +626,10 @@ fn refresh(db: &dyn Db, route: &str, r: RefreshRequest, now_ms: i64) -> Result<A
         return Ok(refuse("The refresh token has expired; authorize again.", "refresh token expired"));
     }
     let granted = ScopeSet::parse(&row.scope).unwrap_or_default();
-    // Acting implies reading, as at /authorize (`authorize::requested_scope`): a refresh asking
-    // for `mcp:act` alone gets `mcp mcp:act`, never a token that can act but not list (RFC 6749
-    // §6 lets the server decide the scope it issues within what was granted).
-    let asked = r.scope.map(|a| ScopeSet { read: a.read || a.act, act: a.act });
+    // As at /authorize: a refresh asking for `mcp:act` alone gets `mcp mcp:act`, never a token
+    // that can act but not list (RFC 6749 §6 lets the server decide the scope it issues within
+    // what was granted).
+    let asked = r.scope.map(ScopeSet::implied);
     let scope = match asked {
         None => granted,
         Some(asked) if granted.covers(asked) && asked != ScopeSet::default() => asked,

@@ -6,8 +6,9 @@
 //! free, since Claude does it for every new connection from a few shared addresses), token
 //! requests per user grant (the routing id in the code or refresh token), all token requests
 //! and all revocations (both before the client is authenticated, so that unknown clients, bad
-//! secrets and made-up grants are counted), and authorization requests and sign-in attempts. A storage failure lets the request through and is logged:
-//! rate limiting must not become an outage.
+//! secrets and made-up grants are counted), and authorization requests and sign-in attempts. A
+//! storage failure lets the request through and is logged: rate limiting must not become an
+//! outage.
 
 use std::net::IpAddr;
 

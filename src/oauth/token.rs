@@ -1,11 +1,11 @@
 //! `POST /v1/oauth/token` (OAuth 2.1 §3.2, RFC 6749 §5, RFC 7636 §4.5, RFC 8707 §2.2).
 //!
 //! Strict form parsing (no repeated parameter), a per-address rate limit, client authentication
-//! by the registered method,
-//! then `authorization_code` or `refresh_token`; the code or refresh token goes to the workspace
-//! object named by its routing id, which redeems or rotates it atomically (`grants.rs`). The
-//! answer is an access token — a short-lived JWT naming its grant — and, for clients that use
-//! them, a new refresh token. Every response is `no-store`; errors are RFC 6749 §5.2 JSON.
+//! by the registered method, then `authorization_code` or `refresh_token`; the code or refresh
+//! token goes to the workspace object named by its routing id, which redeems or rotates it
+//! atomically (`grants.rs`). The answer is an access token — a short-lived JWT naming its
+//! grant — and, for clients that use them, a new refresh token. Every response is `no-store`;
+//! errors are RFC 6749 §5.2 JSON.
 
 use serde_json::{Value, json};
 
