@@ -4,7 +4,7 @@
 // (bench/alone.mjs), A and B alternating, and the script prints the medians of: the time until
 // workerd listens, the CPU its process had spent by then (start-up, the module's `start`
 // included), and the first request's latency and CPU. bench/README.md, "A/B of two builds".
-import { cpuMsOf, median, scenarios, sendOnce, tokens } from "./lib.mjs";
+import { coldSample, median, scenarios, tokens } from "./lib.mjs";
 import { startAlone } from "./alone.mjs";
 
 const [a, b] = process.argv.slice(2);
@@ -16,27 +16,18 @@ const all = scenarios(tokens());
 const ids = (process.env.S ?? "initialize,tools_call").split(",");
 const N = Number(process.env.N ?? 11);
 const samples = {};
+const scenario = (id) => {
+  const found = all.find((s) => s.id === id);
+  if (!found) throw new Error(`no scenario ${id}`);
+  return found;
+};
 // Unmeasured: the first request this process sends pays for its HTTP client's own start.
-const warm = await startAlone("ours", { build: a });
-await sendOnce(warm.url, all.find((s) => s.id === ids[0]));
-await warm.stop();
+await coldSample(() => startAlone("ours", { build: a }), scenario(ids[0]));
 for (let i = 0; i < N; i++) {
   for (const [label, build] of [["A", a], ["B", b]]) {
     for (const id of ids) {
-      const scenario = all.find((s) => s.id === id);
-      if (!scenario) throw new Error(`no scenario ${id}`);
-      const w = await startAlone("ours", { build });
-      const ready = w.readyMs;
-      const startCpu = cpuMsOf(w.pid);
-      let first, cpu;
-      try {
-        first = await sendOnce(w.url, scenario);
-        cpu = cpuMsOf(w.pid) - startCpu;
-      } finally {
-        await w.stop();
-      }
-      if (first.status !== 200) throw new Error(`${label} ${id}: ${first.status} ${String(first.text).slice(0, 200)}`);
-      (samples[`${id} ${label}`] ??= []).push({ ready, startCpu, first: first.ms, cpu });
+      const sample = await coldSample(() => startAlone("ours", { build }), scenario(id), { label });
+      (samples[`${id} ${label}`] ??= []).push(sample);
     }
   }
 }
@@ -45,7 +36,7 @@ for (const id of ids) {
     const s = samples[`${id} ${label}`];
     const m = (k) => median(s.map((x) => x[k]));
     console.log(
-      `${id} ${label}: ready ${m("ready").toFixed(0)} ms (process CPU ${m("startCpu").toFixed(0)} ms), first request ${m("first").toFixed(1)} ms, its CPU ${m("cpu").toFixed(1)} ms`,
+      `${id} ${label}: ready ${m("ready_ms").toFixed(0)} ms (process CPU ${m("start_cpu_ms").toFixed(0)} ms), first request ${m("first_ms").toFixed(1)} ms, its CPU ${m("first_cpu_ms").toFixed(1)} ms`,
     );
   }
 }

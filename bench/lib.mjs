@@ -297,6 +297,30 @@ export async function sendOnce(url, scenario, { floor = false } = {}) {
   return { status: res.status, json, text, headers: res.headers, ms };
 }
 
+/**
+ * One cold start: starts a Worker with `start()`, sends `scenario` to it twice and stops it.
+ * Resolves to the time until it was ready (workerd's own when the runner knows it), the CPU its
+ * process had spent by then, the first request's latency and CPU, and the second's latency;
+ * `label` names the Worker in an error.
+ */
+export async function coldSample(start, scenario, { floor = false, label = "" } = {}) {
+  const started = performance.now();
+  const w = await start();
+  const ready_ms = w.readyMs ?? performance.now() - started;
+  try {
+    const start_cpu_ms = cpuMsOf(w.pid);
+    const first = await sendOnce(w.url, scenario, { floor });
+    const first_cpu_ms = cpuMsOf(w.pid) - start_cpu_ms;
+    if (first.status !== 200) {
+      throw new Error(`${label}: cold ${scenario.id} answered ${first.status}: ${String(first.text).slice(0, 200)}`);
+    }
+    const second = await sendOnce(w.url, scenario, { floor });
+    return { ready_ms, start_cpu_ms, first_ms: first.ms, first_cpu_ms, second_ms: second.ms };
+  } finally {
+    await w.stop();
+  }
+}
+
 /** The wasm module of the build, if any. */
 export function wasmPath() {
   const dir = join(ROOT, "build");

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import {
   ROOT,
   WORKER_NAMES,
-  cpuMsOf,
+  coldSample,
   measure,
   median,
   memoryOf,
@@ -93,26 +93,12 @@ function machine() {
 async function coldStarts(plan) {
   const samples = {};
   // Unmeasured: the first request this process sends pays for its HTTP client's own start.
-  const warm = await plan[0].start("floor");
-  await sendOnce(warm.url, plan[0].scenario, { floor: true });
-  await warm.stop();
+  await coldSample(() => plan[0].start("floor"), plan[0].scenario, { floor: true });
   for (let i = 0; i < COLD; i++) {
     for (const { key, scenario, workers, start } of plan) {
       for (const name of workers) {
-        const started = performance.now();
-        const w = await start(name);
-        const readyMs = w.readyMs ?? performance.now() - started;
-        let first, cpuMs, second;
-        try {
-          const cpuBefore = cpuMsOf(w.pid);
-          first = await sendOnce(w.url, scenario, { floor: name === "floor" });
-          cpuMs = cpuMsOf(w.pid) - cpuBefore;
-          second = await sendOnce(w.url, scenario, { floor: name === "floor" });
-        } finally {
-          await w.stop();
-        }
-        if (first.status !== 200) throw new Error(`${name}: cold ${scenario.id} answered ${first.status}`);
-        ((samples[key] ??= {})[name] ??= []).push({ ready_ms: readyMs, first_ms: first.ms, first_cpu_ms: cpuMs, second_ms: second.ms });
+        const sample = await coldSample(() => start(name), scenario, { floor: name === "floor", label: name });
+        ((samples[key] ??= {})[name] ??= []).push(sample);
       }
     }
   }
