@@ -201,9 +201,13 @@ export function tokens() {
   };
 }
 
+// Accept-Encoding as Cloudflare's front line sets it on every request it hands a Worker,
+// whatever the client sent (it decodes for clients that did not ask): requests here go straight
+// into workerd, so they carry it themselves.
 const MCP_HEADERS = {
   "Content-Type": "application/json",
   Accept: "application/json, text/event-stream",
+  "Accept-Encoding": "br, gzip",
 };
 
 const rpc = (method, params, id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });

@@ -12,7 +12,10 @@ use crate::auth::bearer::{self, AuthError};
 use crate::billing_http;
 use crate::config::{self, Config, MCP_PATH};
 use crate::kv::Kv;
-use crate::mcp::{self, McpReply, McpRequest, ToolBackend, Trace};
+use std::rc::Rc;
+
+use crate::gzip::{self, Deflated};
+use crate::mcp::{self, McpReply, McpRequest, SharedAnswer, ToolBackend, Trace};
 use crate::oauth::{self, AuthObjects, metadata};
 use crate::outbound::Outbound;
 use crate::tools::registry::LocalBoxFuture;
@@ -111,6 +114,10 @@ pub trait Platform {
     fn outbound(&self) -> &dyn Outbound;
     /// RS256 signature checks (the OpenID provider's ID tokens).
     fn rs256(&self) -> &dyn oauth::oidc::Rs256Verifier;
+    /// The runtime's compression of a result that lives as long as the isolate (one of
+    /// [`SharedAnswer`]'s), followed by [`mcp::jsonrpc::RESULT_TAIL`], if it is ready. The
+    /// first asks start it and get `None`, as does a platform that cannot compress.
+    fn deflated(&self, result: &Rc<str>) -> Option<Rc<Deflated>>;
 }
 
 /// Sends [`Op`]s to workspaces (their Durable Objects on Workers).
@@ -268,6 +275,7 @@ async fn post_mcp(
     let reply = mcp::handle(mcp_req, &principal, platform.tools(), request_id, trace).await;
     match reply {
         McpReply::Accepted => HttpResponse::empty(202),
+        McpReply::Shared(answer) => shared_response(req, platform, &answer),
         McpReply::Body { status, json, sse: false } => {
             HttpResponse::json(status, json).with("cache-control", "no-store")
         }
@@ -280,6 +288,25 @@ async fn post_mcp(
             challenge(&AuthError::Invalid(crate::auth::jwt::TokenError::Revoked), config)
         }
     }
+}
+
+/// Results shorter than this are not worth a gzip member's 33 bytes of framing.
+const COMPRESS_FROM: usize = 1024;
+
+/// A shared answer (`initialize`, `tools/list`, the card), gzip-compressed for a client that
+/// accepts it once the runtime has compressed its result (`crate::gzip`): `tools/list` goes out
+/// as about 20 KB instead of 157 KB. Until then, and to other clients, it goes out as it is.
+fn shared_response(req: &HttpRequest, platform: &dyn Platform, answer: &SharedAnswer) -> HttpResponse {
+    let compressed = (answer.result.len() >= COMPRESS_FROM
+        && gzip::accepts_gzip(req.header("accept-encoding")))
+    .then(|| platform.deflated(&answer.result))
+    .flatten()
+    .and_then(|deflated| deflated.member_after(answer.head.as_bytes()));
+    let response = match compressed {
+        Some(member) => HttpResponse::json(200, member).with("content-encoding", "gzip"),
+        None => HttpResponse::json(200, answer.text()),
+    };
+    response.with("cache-control", "no-store").with("vary", "accept-encoding")
 }
 
 fn challenge(error: &AuthError, config: &Config) -> HttpResponse {

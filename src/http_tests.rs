@@ -461,3 +461,74 @@ fn only_the_protocols_bookkeeping_is_routine() {
         );
     }
 }
+
+/// Shared answers (`initialize`, `tools/list`, the card) go gzip-compressed to a client that
+/// accepts it, and decode to exactly what a client that does not gets; everything else, and
+/// SSE and batches, go as they are.
+#[test]
+fn shared_answers_are_gzipped_for_clients_that_accept_it() {
+    use std::io::Read;
+    let gunzip = |body: &[u8]| {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(body).read_to_end(&mut out).map(|_| out)
+    };
+    let platform = TestPlatform::new();
+    let card = format!(
+        r#"{{"jsonrpc":"2.0","id":"r-1","method":"resources/read","params":{{"uri":"{}"}}}}"#,
+        crate::card::resource_uri()
+    );
+    let list = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#;
+    // How many times smaller each gets, at least.
+    for (body, version, ratio) in [
+        (list, "2025-11-25", 4),
+        (list, "2025-03-26", 4),
+        (card.as_str(), "2025-11-25", 3),
+        (INIT, "2025-11-25", 1),
+    ] {
+        let plain = post_with(&platform, body, &[("mcp-protocol-version", version)]).0;
+        assert_eq!(plain.header("content-encoding"), None);
+        assert_eq!(plain.header("vary"), Some("accept-encoding"));
+        let zipped = post_with(
+            &platform,
+            body,
+            &[("mcp-protocol-version", version), ("accept-encoding", "gzip, deflate, br")],
+        )
+        .0;
+        assert_eq!(zipped.status, 200);
+        assert_eq!(zipped.header("content-encoding"), Some("gzip"), "{body}");
+        assert_eq!(zipped.header("content-type"), Some("application/json"));
+        assert_eq!(zipped.header("vary"), Some("accept-encoding"));
+        assert_eq!(gunzip(&zipped.body).unwrap(), plain.body, "{body} {version}");
+        assert!(
+            zipped.body.len() * ratio < plain.body.len(),
+            "{} against {}",
+            zipped.body.len(),
+            plain.body.len()
+        );
+    }
+    // The id as the client sent it, whatever it is.
+    let odd = r#"{"jsonrpc":"2.0","id":"\u00e9\"}","method":"tools/list"}"#;
+    let zipped = post_with(&platform, odd, &[("accept-encoding", "gzip")]).0;
+    let json: Value = serde_json::from_slice(&gunzip(&zipped.body).unwrap()).unwrap();
+    assert_eq!(json["id"], "é\"}");
+    assert!(json["result"]["tools"].as_array().is_some_and(|t| t.len() > 30));
+    // Refused gzip, SSE, a batch, a small shared answer and an unshared one go as they are.
+    for (body, headers) in [
+        (list, vec![("accept-encoding", "gzip;q=0, br")]),
+        (list, vec![("accept-encoding", "gzip"), ("accept", "text/event-stream")]),
+        (
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+            vec![("accept-encoding", "gzip"), ("mcp-protocol-version", "")],
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, vec![("accept-encoding", "gzip")]),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{}}}"#,
+            vec![("accept-encoding", "gzip")],
+        ),
+    ] {
+        let (r, _) = post_with(&platform, body, &headers);
+        assert_eq!(r.status, 200, "{body}");
+        assert_eq!(r.header("content-encoding"), None, "{body} {headers:?}");
+        assert!(gunzip(&r.body).is_err());
+    }
+}

@@ -15,6 +15,7 @@ pub mod deliverability;
 pub mod emails;
 pub mod estimate;
 pub mod form;
+pub mod gzip;
 pub mod html;
 pub mod http;
 pub mod ids;

@@ -360,6 +360,16 @@ impl Platform for TestPlatform {
     fn rs256(&self) -> &dyn crate::oauth::oidc::Rs256Verifier {
         &NativeRs256
     }
+    /// Compressed at once with flate2 (the Worker has the runtime do it, after the first ask).
+    fn deflated(&self, result: &Rc<str>) -> Option<Rc<crate::gzip::Deflated>> {
+        use std::io::Write;
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        encoder.write_all(result.as_bytes()).ok()?;
+        encoder.write_all(crate::mcp::jsonrpc::RESULT_TAIL.as_bytes()).ok()?;
+        let member = encoder.finish().ok()?;
+        crate::gzip::Deflated::from_gzip(&member, result.len() + crate::mcp::jsonrpc::RESULT_TAIL.len())
+            .map(Rc::new)
+    }
 }
 
 /// RS256 verification with the `rsa` crate (a dev-dependency), standing in for WebCrypto.

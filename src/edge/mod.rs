@@ -17,9 +17,10 @@ use wasm_bindgen::JsCast;
 use worker::{Env, event, web_sys};
 
 use crate::config::{Config, ConfigError};
+use crate::gzip::Deflated;
 use crate::http::{self, HttpRequest, HttpResponse, Platform, Workspaces};
 use crate::kv::{Kv, KvError};
-use crate::mcp::{MAX_BODY_BYTES, ToolBackend};
+use crate::mcp::{MAX_BODY_BYTES, ToolBackend, jsonrpc::RESULT_TAIL};
 use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
 use crate::outbound::Outbound;
 use crate::slab::Slab;
@@ -67,6 +68,8 @@ pub(crate) fn now_ms() -> i64 {
 
 struct EdgePlatform {
     env: Env,
+    /// The request's `ExecutionContext` (`undefined` for the start rehearsal's request).
+    ctx: wasm_bindgen::JsValue,
     config: Rc<Result<Config, ConfigError>>,
     now_ms: i64,
 }
@@ -96,7 +99,52 @@ impl Platform for EdgePlatform {
     fn rs256(&self) -> &dyn crate::oauth::oidc::Rs256Verifier {
         &crypto::WebCryptoRs256
     }
+    fn deflated(&self, result: &Rc<str>) -> Option<Rc<Deflated>> {
+        DEFLATED.with(|cache| {
+            let mut cache = cache.borrow_mut();
+            if let Some((_, slot)) = cache.iter().find(|(text, _)| Rc::ptr_eq(text, result)) {
+                return slot.clone();
+            }
+            // Shared results come from per-isolate caches with a handful of entries; the bound
+            // only guards against a caller handing over results that are not shared.
+            if cache.len() >= MAX_DEFLATED || !self.ctx.is_object() {
+                return None;
+            }
+            cache.push((Rc::clone(result), None));
+            let key = Rc::clone(result);
+            let text_len = result.len() + RESULT_TAIL.len();
+            let then = wasm_bindgen::closure::Closure::once_into_js(move |member: wasm_bindgen::JsValue| {
+                let member = member.dyn_into::<js_sys::Uint8Array>().map(|m| m.to_vec()).unwrap_or_default();
+                let Some(deflated) = Deflated::from_gzip(&member, text_len) else {
+                    // Stays `None`: this result goes out uncompressed for the isolate's life.
+                    worker::console_error!("gzip: the runtime's compression of a shared result was unusable");
+                    return;
+                };
+                DEFLATED.with(|cache| {
+                    if let Some((_, slot)) =
+                        cache.borrow_mut().iter_mut().find(|(text, _)| Rc::ptr_eq(text, &key))
+                    {
+                        *slot = Some(Rc::new(deflated));
+                    }
+                });
+            });
+            wait_until(&self.ctx, &deflate(result, RESULT_TAIL, &then));
+            None
+        })
+    }
 }
+
+/// At most this many shared results are compressed per isolate.
+const MAX_DEFLATED: usize = 32;
+
+thread_local! {
+    /// Each shared result compressed or being compressed (`None`: under way, or unusable), by
+    /// the identity of its `Rc`, which the entry holds so that the address stays its own.
+    static DEFLATED: std::cell::RefCell<Vec<DeflatedSlot>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A shared result and its compression.
+type DeflatedSlot = (Rc<str>, Option<Rc<Deflated>>);
 
 impl Kv for EdgePlatform {
     fn get(&self, key: String) -> LocalBoxFuture<'_, Result<Option<String>, KvError>> {
@@ -270,8 +318,11 @@ export function respond(status, head, body) {
   const headers = new Headers();
   const parts = head.split("\n");
   for (let i = 0; i + 1 < parts.length; i += 2) headers.append(parts[i], parts[i + 1]);
+  // A body we encoded ourselves (`content-encoding`) goes out as it is; by default the runtime
+  // would compress it again.
+  const init = headers.has("content-encoding") ? { status, headers, encodeBody: "manual" } : { status, headers };
   try {
-    return new Response(body.length === 0 ? null : body.slice(), { status, headers });
+    return new Response(body.length === 0 ? null : body.slice(), init);
   } catch {
     // A response the runtime refuses goes out without its body rather than trapping the module.
     // That happens at global scope, which refuses a body (a stream), to the start rehearsal's
@@ -298,6 +349,18 @@ export function after_body(req, key, then) {
   }
   return body.then((bytes) => then(key, new Uint8Array(bytes)), () => then(key, null));
 }
+export function deflate(text, tail, then) {
+  try {
+    const stream = new Blob([text, tail]).stream().pipeThrough(new CompressionStream("gzip"));
+    return new Response(stream).arrayBuffer().then((b) => then(new Uint8Array(b)), () => then(null));
+  } catch {
+    then(null);
+    return Promise.resolve();
+  }
+}
+export function wait_until(ctx, promise) {
+  ctx.waitUntil(promise);
+}
 export async function call_object(stub, url, body) {
   const response = await stub.fetch(url, { method: "POST", body });
   return response.status + "\n" + (await response.text());
@@ -323,6 +386,13 @@ extern "C" {
     /// Reads the request's body, then calls `then(key, body)` exactly once (`body` null if the
     /// read failed, however it failed) and resolves to what it returns.
     fn after_body(req: &web_sys::Request, key: u32, then: &js_sys::Function) -> wasm_bindgen::JsValue;
+    /// Has the runtime gzip `text` then `tail` (its zlib, `CompressionStream`), then calls
+    /// `then` once with the member's bytes, or with `null` if compressing failed; returns the
+    /// promise of that.
+    fn deflate(text: &str, tail: &str, then: &wasm_bindgen::JsValue) -> js_sys::Promise;
+    /// `ctx.waitUntil(promise)`: the runtime keeps the isolate's work on it going after the
+    /// answer is sent.
+    fn wait_until(ctx: &wasm_bindgen::JsValue, promise: &js_sys::Promise);
     /// POSTs `body` to `url` on a Durable Object stub; resolves to `STATUS\nresponse text`.
     fn call_object(stub: &wasm_bindgen::JsValue, url: &str, body: String) -> js_sys::Promise;
 }
@@ -378,13 +448,13 @@ fn rehearse_entry(env: Env) {
 /// (bench/README.md, "Where `initialize` spends its time"). Panic recovery is unchanged: it is
 /// worker-build's shim around this export, and the panic hook the `worker` crate installs.
 #[wasm_bindgen::prelude::wasm_bindgen]
-pub fn fetch(req: web_sys::Request, env: Env, _ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
+pub fn fetch(req: web_sys::Request, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
     let (request, read_body) = read_head_into_request(&read_head(&req));
     if !read_body {
-        return serve(Incoming { request, env, started });
+        return serve(Incoming { request, env, ctx, started });
     }
-    let key = PENDING.with(|pending| pending.borrow_mut().insert(Incoming { request, env, started }));
+    let key = PENDING.with(|pending| pending.borrow_mut().insert(Incoming { request, env, ctx, started }));
     AFTER_BODY.with(|continuation| after_body(&req, key, continuation.as_ref().unchecked_ref()))
 }
 
@@ -393,6 +463,7 @@ pub fn fetch(req: web_sys::Request, env: Env, _ctx: wasm_bindgen::JsValue) -> wa
 struct Incoming {
     request: HttpRequest,
     env: Env,
+    ctx: wasm_bindgen::JsValue,
     started: i64,
 }
 
@@ -421,11 +492,11 @@ thread_local! {
 /// the waker of its latest poll, so the first poll's no-op waker loses nothing).
 fn serve(incoming: Incoming) -> wasm_bindgen::JsValue {
     use std::task::{Poll, Waker};
-    let Incoming { request, env, started } = incoming;
+    let Incoming { request, env, ctx, started } = incoming;
     let mut answer = Box::pin(async move {
         let request_id =
             request.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
-        let platform = EdgePlatform { config: config(&env), env, now_ms: started };
+        let platform = EdgePlatform { config: config(&env), env, ctx, now_ms: started };
         let (response, trace) = http::route(&request, &platform, &request_id).await;
         // A broken configuration logs everything: its requests are all failures anyway.
         let log_routine = platform.config.as_ref().as_ref().map_or(true, |c| c.log_routine);

@@ -136,8 +136,16 @@ pub fn result_json(id: &Id, result: &Value) -> String {
 
 /// A success response around an already serialised result (cached `tools/list` pages).
 pub fn result_raw(id: &Id, result: &str) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{},"result":{result}}}"#, id.to_json())
+    [result_head(id).as_str(), result, RESULT_TAIL].concat()
 }
+
+/// A success response up to its result: `{"jsonrpc":"2.0","id":…,"result":`.
+pub fn result_head(id: &Id) -> String {
+    format!(r#"{{"jsonrpc":"2.0","id":{},"result":"#, id.to_json())
+}
+
+/// What closes a success response after its result.
+pub const RESULT_TAIL: &str = "}";
 
 /// An error response; `id` is omitted when unknown (2025-11-25 `JSONRPCErrorResponse.id` is
 /// optional, and `null` would not validate against its schema).

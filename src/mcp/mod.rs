@@ -9,6 +9,8 @@ pub mod jsonrpc;
 pub mod server;
 pub mod version;
 
+use std::rc::Rc;
+
 use serde_json::{Map, Value};
 
 use self::jsonrpc::{Incoming, RpcError};
@@ -53,11 +55,31 @@ pub enum McpReply {
         /// Send it as one SSE `message` event rather than as `application/json`.
         sse: bool,
     },
+    /// A 200 JSON answer whose result is shared for the isolate's life (`initialize`,
+    /// `tools/list`, the card): the HTTP layer may send it compressed (`crate::gzip`).
+    Shared(SharedAnswer),
     /// The token lacks the scope for a requested tool: HTTP 403 `insufficient_scope`.
     InsufficientScope,
     /// The token's grant was revoked (seen when a tool reached the workspace): HTTP 401
     /// `invalid_token`, so the client authorizes again.
     GrantRevoked,
+}
+
+/// A JSON-RPC response in two parts: the envelope's head, which holds the request's id, and a
+/// result that every such request shares; the envelope closes with [`jsonrpc::RESULT_TAIL`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SharedAnswer {
+    /// `{"jsonrpc":"2.0","id":…,"result":`.
+    pub head: String,
+    /// The result, built once per isolate.
+    pub result: Rc<str>,
+}
+
+impl SharedAnswer {
+    /// The whole response.
+    pub fn text(&self) -> String {
+        [self.head.as_str(), &self.result, jsonrpc::RESULT_TAIL].concat()
+    }
 }
 
 /// What happened, for the request's log line.
@@ -132,6 +154,13 @@ pub async fn handle(
                     trace.rpc_method = Some(method.clone());
                     match cx.request(&method, params, trace).await {
                         Answer::Result(result) => (200, jsonrpc::result_raw(&id, &result)),
+                        Answer::Shared(result) if !sse => {
+                            return McpReply::Shared(SharedAnswer {
+                                head: jsonrpc::result_head(&id),
+                                result,
+                            });
+                        }
+                        Answer::Shared(result) => (200, jsonrpc::result_raw(&id, &result)),
                         Answer::Error(error) => {
                             trace.outcome = "rpc_error";
                             (200, jsonrpc::error_json(Some(&id), &error))
@@ -188,6 +217,7 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
             Ok(Incoming::NoReply { .. }) => {}
             Ok(Incoming::Request { id, method, params }) => match cx.request(&method, params, trace).await {
                 Answer::Result(result) => answers.push(jsonrpc::result_raw(&id, &result)),
+                Answer::Shared(result) => answers.push(jsonrpc::result_raw(&id, &result)),
                 Answer::Error(error) => answers.push(jsonrpc::error_json(Some(&id), &error)),
                 Answer::Forbidden => return McpReply::InsufficientScope,
                 Answer::Revoked => return McpReply::GrantRevoked,
@@ -243,12 +273,12 @@ fn choose_format(accept: Option<&str>) -> Option<bool> {
     }
 }
 
-/// Whether a `q` parameter refuses its media range: a decimal number zero or below (RFC 9110
+/// Whether a `q` parameter refuses its media range (or, in `Accept-Encoding`, its coding): a decimal number zero or below (RFC 9110
 /// §12.4.2: "a weight of 0 means not acceptable"). Read by hand rather than with
 /// `str::parse::<f32>`, whose float parser and its tables cost the Worker's wasm about 12 KB for
 /// this one header parameter; plain decimals (`0`, `0.000`, `-1`, `.0`) are judged as the float
 /// parser would, anything else (`1`, `0.5`, garbage) does not refuse.
-fn is_refusing_qvalue(q: &str) -> bool {
+pub fn is_refusing_qvalue(q: &str) -> bool {
     let (negative, digits) = match q.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, q.strip_prefix('+').unwrap_or(q)),
@@ -270,6 +300,8 @@ fn is_json_media_type(content_type: Option<&str>) -> bool {
 enum Answer {
     /// The serialised `result`.
     Result(String),
+    /// A serialised `result` built once per isolate and shared by every request asking it.
+    Shared(Rc<str>),
     /// A JSON-RPC error.
     Error(RpcError),
     /// HTTP 403 for the whole POST.
@@ -304,14 +336,14 @@ impl Dispatch<'_> {
                     }
                 }
                 let negotiated = Version::negotiate(requested);
-                Answer::Result(server::initialize_json(negotiated, self.principal).to_string())
+                Answer::Shared(server::initialize_json(negotiated, self.principal))
             }
             "ping" => Answer::Result("{}".into()),
             "tools/list" => {
                 if params.get("cursor").is_some_and(|c| !c.is_null()) {
                     return invalid_params("unknown cursor: tools/list has a single page");
                 }
-                Answer::Result(tools::list_json(self.principal, version).to_string())
+                Answer::Shared(tools::list_json(self.principal, version))
             }
             "tools/call" => self.call_tool(params, trace).await,
             "resources/list" => {
@@ -325,6 +357,9 @@ impl Dispatch<'_> {
                 let Some(uri) = params.get("uri").and_then(Value::as_str) else {
                     return invalid_params("uri (a string) is required");
                 };
+                if uri == crate::card::resource_uri() {
+                    return Answer::Shared(server::card_read_json(version));
+                }
                 match server::resource_read(uri, version) {
                     Some(result) => Answer::Result(result.to_string()),
                     None => Answer::Error(

@@ -110,6 +110,21 @@ pub fn resource_templates_list() -> Value {
     }] })
 }
 
+/// `resources/read` of the current card's URI, serialised once per isolate for each shape
+/// (with or without `_meta`): the card is about 90 KB, and hosts read it for every connection.
+/// Other card URIs are answered by [`resource_read`], uncached, since they echo what the client
+/// sent.
+pub fn card_read_json(version: Version) -> Rc<str> {
+    thread_local! {
+        static CACHE: RefCell<HashMap<bool, Rc<str>>> = RefCell::new(HashMap::new());
+    }
+    CACHE.with(|cache| {
+        Rc::clone(cache.borrow_mut().entry(version.has_structured_content()).or_insert_with(|| {
+            resource_read(card::resource_uri(), version).unwrap_or_default().to_string().into()
+        }))
+    })
+}
+
 /// `resources/read` for a card URI; `None` for any other URI.
 pub fn resource_read(uri: &str, version: Version) -> Option<Value> {
     if !card::is_card_uri(uri) {

@@ -5,6 +5,8 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { request as httpRequest } from "node:http";
+import { gunzipSync } from "node:zlib";
 import { startWorker, connect, post, postChunked, rpc, INIT_PARAMS } from "./harness.mjs";
 
 let worker;
@@ -334,6 +336,62 @@ test("answers of different sizes sent at the same time each arrive whole", async
     ),
   );
   answers.forEach((a, i) => assert.equal(a.text, i % 2 ? list : init, `answer ${i}`));
+});
+
+/** A POST through node:http, which neither asks for nor decodes compression: the raw bytes. */
+function rawPost(url, body, headers) {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", ...headers } }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode, headers: res.headers, bytes: Buffer.concat(chunks) }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+// Straight into workerd (as Cloudflare's front line hands requests to a Worker), so that the
+// Worker sees the client's own Accept-Encoding: Miniflare's entry Worker, like Cloudflare, asks
+// every Worker for "br, gzip" and decodes for clients that did not.
+test("initialize, tools/list and the card go gzip-compressed to a client that accepts it, decoding to the plain answer", async () => {
+  const token = worker.token();
+  const headers = {
+    accept: "application/json, text/event-stream",
+    authorization: `Bearer ${token}`,
+    "mcp-protocol-version": "2025-11-25",
+    host: new URL(worker.url).host,
+  };
+  const uri = (await post(worker, rpc("resources/list", {}), { token })).json.result.resources[0].uri;
+  const cases = [
+    { body: rpc("tools/list", {}, 7), smaller: 4 },
+    { body: rpc("resources/read", { uri }, "card-1"), smaller: 3 },
+    { body: rpc("initialize", INIT_PARAMS("2025-11-25"), 1), smaller: 1 },
+  ];
+  for (const { body, smaller } of cases) {
+    const plain = await rawPost(worker.directUrl + "/v1/mcp", body, headers);
+    assert.equal(plain.status, 200);
+    assert.equal(plain.headers["content-encoding"], undefined);
+    assert.equal(plain.headers.vary, "accept-encoding");
+    // The runtime compresses a shared answer after the first request that could use it asks.
+    let zipped;
+    for (let i = 0; i < 50; i++) {
+      zipped = await rawPost(worker.directUrl + "/v1/mcp", body, { ...headers, "accept-encoding": "gzip, deflate, br" });
+      if (zipped.headers["content-encoding"] === "gzip") break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.equal(zipped.status, 200);
+    assert.equal(zipped.headers["content-encoding"], "gzip", body.method);
+    assert.equal(zipped.headers["content-type"], "application/json");
+    assert.equal(gunzipSync(zipped.bytes).toString(), plain.bytes.toString(), body.method);
+    assert.ok(zipped.bytes.length * smaller < plain.bytes.length, `${body.method}: ${zipped.bytes.length} of ${plain.bytes.length}`);
+  }
+  // The SDK client reads the compressed answers (through Miniflare's entry, which passes them on).
+  const client = await connect(worker);
+  assert.ok((await client.listTools()).tools.length > 30);
+  assert.match((await client.readResource({ uri })).contents[0].text, /^<!doctype html>/);
+  await client.close();
 });
 
 test("a body over 1 MiB is a 413, whether its length is announced or not, and the Worker goes on answering", async () => {
