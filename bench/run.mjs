@@ -169,11 +169,18 @@ async function main() {
     // The floor's usual answer is 40 bytes; ours to tools/list is about 157 KB. A floor answering
     // a fixed body of exactly as many bytes shows what moving that answer costs the runtime.
     const list = all.find((s) => s.id === "tools_list");
-    const bytes = Buffer.byteLength((await sendOnce(workers.ours.url, list)).text);
+    // The bytes ours sends: its answer is compressed once the runtime has compressed it (the
+    // check above asked first), so the body's length on the wire, not the decoded text's.
+    let sent = await sendOnce(workers.ours.url, list);
+    for (let i = 0; i < 20 && !sent.headers.get("content-encoding"); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      sent = await sendOnce(workers.ours.url, list);
+    }
+    const bytes = Number(sent.headers.get("content-length")) || Buffer.byteLength(sent.text);
     const sized = {
       ...list,
       id: SIZED_ID,
-      title: `floor answering ${fmt(bytes / 1024)} KiB, as much as ours to tools/list`,
+      title: `floor answering ${fmt(bytes / 1024)} KiB, as many bytes as ours sends to tools/list`,
       workers: ["floor"],
       floorPath: `/sized?bytes=${bytes}`,
     };
@@ -219,7 +226,7 @@ async function main() {
       { key: "initialize", title: "`initialize`, alone", scenario: initialize, workers: WORKER_NAMES, start: alone },
       { key: "tools_list", title: "`tools/list`, alone", scenario: list, workers: WORKER_NAMES, start: alone },
       { key: "tools_call", title: "`tools/call get_workspace_context` (a new workspace), alone", scenario: all.find((s) => s.id === "tools_call"), workers: WORKER_NAMES, start: alone },
-      { key: SIZED_ID, title: `the floor answering as many bytes as ours to \`tools/list\` (${fmt(bytes / 1024)} KiB), alone`, scenario: sized, workers: ["floor"], start: alone },
+      { key: SIZED_ID, title: `the floor answering as many bytes as ours sends to \`tools/list\` (${fmt(bytes / 1024)} KiB), alone`, scenario: sized, workers: ["floor"], start: alone },
       { key: "tools_list_miniflare", title: "`tools/list` under Miniflare", scenario: list, workers: WORKER_NAMES, start: (name) => startWorker(name) },
     ]);
 

@@ -107,40 +107,46 @@ impl Platform for EdgePlatform {
             }
             // Shared results come from per-isolate caches with a handful of entries; the bound
             // only guards against a caller handing over results that are not shared.
-            if cache.len() >= MAX_DEFLATED || !self.ctx.is_object() {
+            let key = u32::try_from(cache.len()).ok().filter(|&k| k < MAX_DEFLATED)?;
+            if !self.ctx.is_object() {
                 return None;
             }
             cache.push((Rc::clone(result), None));
-            let key = Rc::clone(result);
-            let text_len = result.len() + RESULT_TAIL.len();
-            let then = wasm_bindgen::closure::Closure::once_into_js(move |member: wasm_bindgen::JsValue| {
-                let member = member.dyn_into::<js_sys::Uint8Array>().map(|m| m.to_vec()).unwrap_or_default();
-                let Some(deflated) = Deflated::from_gzip(&member, text_len) else {
-                    // Stays `None`: this result goes out uncompressed for the isolate's life.
-                    worker::console_error!("gzip: the runtime's compression of a shared result was unusable");
-                    return;
-                };
-                DEFLATED.with(|cache| {
-                    if let Some((_, slot)) =
-                        cache.borrow_mut().iter_mut().find(|(text, _)| Rc::ptr_eq(text, &key))
-                    {
-                        *slot = Some(Rc::new(deflated));
-                    }
-                });
+            DEFLATE_DONE.with(|then| {
+                wait_until(&self.ctx, &deflate(result, RESULT_TAIL, key, then.as_ref().unchecked_ref()));
             });
-            wait_until(&self.ctx, &deflate(result, RESULT_TAIL, &then));
             None
         })
     }
 }
 
 /// At most this many shared results are compressed per isolate.
-const MAX_DEFLATED: usize = 32;
+const MAX_DEFLATED: u32 = 32;
 
 thread_local! {
     /// Each shared result compressed or being compressed (`None`: under way, or unusable), by
-    /// the identity of its `Rc`, which the entry holds so that the address stays its own.
+    /// the identity of its `Rc`, which the entry holds so that the address stays its own; an
+    /// entry's index is its key for [`DEFLATE_DONE`].
     static DEFLATED: std::cell::RefCell<Vec<DeflatedSlot>> = const { std::cell::RefCell::new(Vec::new()) };
+    /// Called by `deflate` with an entry's key and the runtime's gzip member of its result
+    /// (`null` if compressing failed). One closure for the isolate's life, of the same type as
+    /// [`AFTER_BODY`].
+    static DEFLATE_DONE: wasm_bindgen::closure::Closure<dyn Fn(u32, wasm_bindgen::JsValue) -> wasm_bindgen::JsValue> =
+        wasm_bindgen::closure::Closure::new(|key: u32, member: wasm_bindgen::JsValue| {
+            let member = member.dyn_into::<js_sys::Uint8Array>().map(|m| m.to_vec()).unwrap_or_default();
+            DEFLATED.with(|cache| {
+                let mut cache = cache.borrow_mut();
+                let Some((text, slot)) = usize::try_from(key).ok().and_then(|k| cache.get_mut(k)) else {
+                    return;
+                };
+                match Deflated::from_gzip(&member, text.len() + RESULT_TAIL.len()) {
+                    Some(deflated) => *slot = Some(Rc::new(deflated)),
+                    // Stays `None`: this result goes out uncompressed for the isolate's life.
+                    None => worker::console_error!("gzip: the runtime's compression of a shared result was unusable"),
+                }
+            });
+            wasm_bindgen::JsValue::UNDEFINED
+        });
 }
 
 /// A shared result and its compression.
@@ -349,12 +355,12 @@ export function after_body(req, key, then) {
   }
   return body.then((bytes) => then(key, new Uint8Array(bytes)), () => then(key, null));
 }
-export function deflate(text, tail, then) {
+export function deflate(text, tail, key, then) {
   try {
     const stream = new Blob([text, tail]).stream().pipeThrough(new CompressionStream("gzip"));
-    return new Response(stream).arrayBuffer().then((b) => then(new Uint8Array(b)), () => then(null));
+    return new Response(stream).arrayBuffer().then((b) => then(key, new Uint8Array(b)), () => then(key, null));
   } catch {
-    then(null);
+    then(key, null);
     return Promise.resolve();
   }
 }
@@ -387,9 +393,9 @@ extern "C" {
     /// read failed, however it failed) and resolves to what it returns.
     fn after_body(req: &web_sys::Request, key: u32, then: &js_sys::Function) -> wasm_bindgen::JsValue;
     /// Has the runtime gzip `text` then `tail` (its zlib, `CompressionStream`), then calls
-    /// `then` once with the member's bytes, or with `null` if compressing failed; returns the
-    /// promise of that.
-    fn deflate(text: &str, tail: &str, then: &wasm_bindgen::JsValue) -> js_sys::Promise;
+    /// `then(key, member)` once with the member's bytes, or with `null` if compressing failed;
+    /// returns the promise of that.
+    fn deflate(text: &str, tail: &str, key: u32, then: &js_sys::Function) -> js_sys::Promise;
     /// `ctx.waitUntil(promise)`: the runtime keeps the isolate's work on it going after the
     /// answer is sent.
     fn wait_until(ctx: &wasm_bindgen::JsValue, promise: &js_sys::Promise);

@@ -116,10 +116,12 @@ pub fn resource_templates_list() -> Value {
 /// sent.
 pub fn card_read_json(version: Version) -> Rc<str> {
     thread_local! {
-        static CACHE: RefCell<HashMap<bool, Rc<str>>> = RefCell::new(HashMap::new());
+        static CACHE: RefCell<[Option<Rc<str>>; 2]> = const { RefCell::new([None, None]) };
     }
     CACHE.with(|cache| {
-        Rc::clone(cache.borrow_mut().entry(version.has_structured_content()).or_insert_with(|| {
+        let mut cache = cache.borrow_mut();
+        let slot = &mut cache[usize::from(version.has_structured_content())];
+        Rc::clone(slot.get_or_insert_with(|| {
             resource_read(card::resource_uri(), version).unwrap_or_default().to_string().into()
         }))
     })
