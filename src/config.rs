@@ -193,8 +193,10 @@ pub struct RateLimits {
     /// Token requests per user grant (`/v1/oauth/token`), from one address.
     pub token: Limit,
     /// All token requests from one address, spent before the client is authenticated so that
-    /// unknown clients, bad secrets and made-up grants are counted too (`token_ip`). Larger than
-    /// `token`: hosts such as Claude refresh for many users from a few shared addresses.
+    /// unknown clients, bad secrets and made-up grants are counted too (`token_ip`). Spent with
+    /// `token` in one operation, all or none, so a request its grant's budget refuses does not
+    /// count here (`oauth::state`). Larger than `token`: hosts such as Claude refresh for many
+    /// users from a few shared addresses.
     pub token_ip: Limit,
     /// Revocation requests (`/v1/oauth/revoke`), spent before client authentication.
     pub revoke: Limit,

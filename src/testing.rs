@@ -216,6 +216,8 @@ pub struct TestPlatform {
     opened: RefCell<HashMap<String, Rc<workspace::Opened>>>,
     /// What each `OAuthState` instance remembers of its tables, as on Workers.
     state_tables: RefCell<HashMap<String, Rc<state::Tables>>>,
+    /// The name of the `OAuthState` object of every operation, in order.
+    state_calls: RefCell<Vec<String>>,
     routes: RefCell<HashMap<String, String>>,
     kv: RefCell<HashMap<String, (String, i64)>>,
     /// While true, KV reads miss everything, as in a location a recent write has not reached.
@@ -240,6 +242,7 @@ impl TestPlatform {
             workspaces: RefCell::default(),
             states: RefCell::default(),
             state_tables: RefCell::default(),
+            state_calls: RefCell::default(),
             opened: RefCell::default(),
             routes: RefCell::default(),
             kv: RefCell::default(),
@@ -257,6 +260,11 @@ impl TestPlatform {
     /// The database of an `OAuthState` object.
     pub fn state_db(&self, name: &str) -> Rc<MemoryDb> {
         instance(&self.states, name)
+    }
+
+    /// How many operations the `OAuthState` object `name` has run.
+    pub fn state_calls(&self, name: &str) -> usize {
+        self.state_calls.borrow().iter().filter(|called| *called == name).count()
     }
 
     /// How many `OAuthState` objects whose names start with `prefix` have storage.
@@ -446,6 +454,7 @@ impl AuthObjects for TestPlatform {
         Box::pin(async move {
             // Through JSON, as on Workers, so the ops' serde is exercised.
             let op: state::StateOp = roundtrip(&op);
+            self.state_calls.borrow_mut().push(name.clone());
             let db = self.state_db(&name);
             let tables = instance(&self.state_tables, &name);
             let reply = state::apply(&*db, &tables, op, self.now_ms.get())

@@ -1492,6 +1492,88 @@ mod token_endpoint {
         assert_eq!(elsewhere.status, 200, "{}", html(&elsewhere));
     }
 
+    /// The buckets stored in the rate limiter's object of the test address, by name.
+    fn buckets_at(p: &TestPlatform, address: &str) -> Vec<String> {
+        let db = p.state_db(&format!("rl:{address}"));
+        let db: &dyn crate::store::Db = &*db;
+        let rows: Vec<Value> = db.rows("SELECT name FROM buckets ORDER BY name", vec![]).unwrap();
+        rows.iter().filter_map(|r| r["name"].as_str().map(str::to_owned)).collect()
+    }
+
+    #[test]
+    fn a_token_request_calls_the_rate_limiter_once_for_both_budgets() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let route = crate::oauth::tokens::parse(crate::oauth::tokens::Kind::Code, &code).unwrap().route;
+        let limiter = "rl:192.0.2.20";
+        assert_eq!(p.state_calls(limiter), 0);
+        let tokens = json_of(&exchange(&p, &client_id, &code, CALLBACK));
+        assert_eq!(p.state_calls(limiter), 1, "the code exchange");
+        assert_eq!(buckets_at(&p, "192.0.2.20"), [format!("token:{route}"), "token_ip".to_owned()]);
+        let r = refresh(&p, &client_id, tokens["refresh_token"].as_str().unwrap());
+        assert_eq!(r.status, 200, "{}", html(&r));
+        assert_eq!(p.state_calls(limiter), 2, "the refresh");
+    }
+
+    #[test]
+    fn a_request_refused_by_its_grant_budget_leaves_the_address_budget_alone() {
+        let mut config = crate::testing::test_config();
+        config.rate_limits.token = crate::config::Limit { capacity: 1, window_secs: 60 };
+        config.rate_limits.token_ip = crate::config::Limit { capacity: 3, window_secs: 60 };
+        let p = TestPlatform::with_config(config);
+        let client_id = register_client(&p, LOOPBACK);
+        let tokens = tokens_for(&p, &client_id, "u@example.com");
+        let rt = tokens["refresh_token"].as_str().unwrap();
+        // The grant's budget is spent (the exchange), the address has two requests left.
+        for _ in 0..5 {
+            let limited = refresh(&p, &client_id, rt);
+            assert_error(&limited, 429, "too_many_requests");
+            assert_eq!(limited.header("retry-after"), Some("60"));
+        }
+        let unknown = |route: &str| {
+            token_request(
+                &p,
+                &[
+                    ("grant_type", "refresh_token"),
+                    ("client_id", "vsc_00000000000000000000000000000000"),
+                    ("refresh_token", &format!("vsrt_{route}_{}", "b".repeat(64))),
+                ],
+                &[],
+            )
+        };
+        assert_error(&unknown(&"a".repeat(64)), 401, "invalid_client");
+        assert_error(&unknown(&"c".repeat(64)), 401, "invalid_client");
+        let limited = unknown(&"d".repeat(64));
+        assert_error(&limited, 429, "too_many_requests");
+        assert_eq!(limited.header("retry-after"), Some("20"), "the address's budget, now spent");
+    }
+
+    #[test]
+    fn a_grant_budget_spent_before_client_authentication_counts_only_that_address() {
+        let mut config = crate::testing::test_config();
+        config.rate_limits.token = crate::config::Limit { capacity: 2, window_secs: 60 };
+        let p = TestPlatform::with_config(config);
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        // Someone elsewhere replays the code with a made-up client until refused.
+        let elsewhere = [("cf-connecting-ip", "198.51.100.9")];
+        let stolen = [
+            ("grant_type", "authorization_code"),
+            ("client_id", "vsc_00000000000000000000000000000000"),
+            ("code", code.as_str()),
+            ("code_verifier", VERIFIER),
+        ];
+        for _ in 0..2 {
+            assert_error(&token_request(&p, &stolen, &elsewhere), 401, "invalid_client");
+        }
+        assert_error(&token_request(&p, &stolen, &elsewhere), 429, "too_many_requests");
+        // The owner's client, from its own address, still has the grant's whole budget.
+        let tokens = json_of(&exchange(&p, &client_id, &code, CALLBACK));
+        let rt = tokens["refresh_token"].as_str().unwrap();
+        assert_eq!(refresh(&p, &client_id, rt).status, 200);
+    }
+
     #[test]
     fn a_refresh_for_another_resource_is_an_invalid_grant() {
         let p = TestPlatform::new();

@@ -7,14 +7,15 @@
 //! requests per user grant (the routing id in the code or refresh token), all token requests
 //! and all revocations (both before the client is authenticated, so that unknown clients, bad
 //! secrets and made-up grants are counted), and authorization requests and sign-in attempts. A
-//! storage failure lets the request through and is logged: rate limiting must not become an
+//! token request spends its address's and its grant's budgets in one operation ([`check_all`]).
+//! A storage failure lets the request through and is logged: rate limiting must not become an
 //! outage.
 
 use std::net::IpAddr;
 
 use super::AuthObjects;
 use super::error::OAuthError;
-use super::state::{StateOp, StateReply};
+use super::state::{Bucket, StateOp, StateReply};
 use crate::config::Limit;
 use crate::http::HttpRequest;
 use crate::mcp::Trace;
@@ -38,26 +39,34 @@ pub fn client_address(req: &HttpRequest) -> String {
 pub fn check<'a>(
     objects: &'a dyn AuthObjects,
     req: &'a HttpRequest,
-    bucket: &'a str,
+    bucket: &str,
     limit: Limit,
     trace: &'a mut Trace,
 ) -> LocalBoxFuture<'a, Result<(), OAuthError>> {
+    check_all(objects, req, vec![Bucket::new(bucket, limit)], trace)
+}
+
+/// Spends one request of each of `buckets` for this client address, in one call of its object
+/// and all or none (`state::hit`: a refused request spends nothing).
+pub fn check_all<'a>(
+    objects: &'a dyn AuthObjects,
+    req: &'a HttpRequest,
+    buckets: Vec<Bucket>,
+    trace: &'a mut Trace,
+) -> LocalBoxFuture<'a, Result<(), OAuthError>> {
     // Boxed: five endpoints call it, compiled once (wasm size).
-    Box::pin(spend(objects, req, bucket, limit, trace))
+    Box::pin(spend(objects, req, buckets, trace))
 }
 
 async fn spend(
     objects: &dyn AuthObjects,
     req: &HttpRequest,
-    bucket: &str,
-    limit: Limit,
+    buckets: Vec<Bucket>,
     trace: &mut Trace,
 ) -> Result<(), OAuthError> {
     let name = format!("rl:{}", client_address(req));
-    let op =
-        StateOp::Hit { bucket: bucket.to_owned(), capacity: limit.capacity, window_secs: limit.window_secs };
-    match objects.state(name, op).await {
-        Ok(StateReply::Limited { retry_after_secs }) => {
+    match objects.state(name, StateOp::Hit { buckets }).await {
+        Ok(StateReply::Limited { retry_after_secs, bucket }) => {
             trace.detail = Some(format!("rate limited: {bucket}"));
             Err(OAuthError::too_many(retry_after_secs))
         }

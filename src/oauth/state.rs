@@ -73,15 +73,34 @@ pub enum StateOp {
         /// The binding it must have.
         binding: String,
     },
-    /// Spends one request from a token bucket.
+    /// Spends one request from each of these token buckets of the object, all or none: the
+    /// token endpoint spends the address's and the grant's in one call (`hit`).
     Hit {
-        /// The bucket's name.
-        bucket: String,
-        /// Burst size, and requests per window.
-        capacity: u32,
-        /// Seconds to refill the bucket.
-        window_secs: u32,
+        /// The buckets, each with its shape.
+        buckets: Vec<Bucket>,
     },
+}
+
+/// One token bucket of an `rl:<address>` object and its shape.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bucket {
+    /// The bucket's name (`register`, `token_ip`, `token:<routing id>`, …).
+    pub name: String,
+    /// Burst size, and requests per window.
+    pub capacity: u32,
+    /// Seconds to refill the bucket.
+    pub window_secs: u32,
+}
+
+impl Bucket {
+    /// The bucket `name` of the shape `limit`.
+    pub fn new(name: impl Into<String>, limit: Limit) -> Self {
+        Bucket { name: name.into(), capacity: limit.capacity, window_secs: limit.window_secs }
+    }
+
+    fn limit(&self) -> Limit {
+        Limit { capacity: self.capacity, window_secs: self.window_secs }
+    }
 }
 
 /// The answer to a [`StateOp`].
@@ -95,10 +114,13 @@ pub enum StateReply {
     },
     /// The request fits the budget.
     Allowed,
-    /// Over budget.
+    /// Over budget: nothing was spent.
     Limited {
-        /// Seconds until one request fits again.
+        /// Seconds until the request fits again.
         retry_after_secs: u32,
+        /// The bucket that refused it (the one with the longest wait, if several did), for
+        /// the log.
+        bucket: String,
     },
 }
 
@@ -175,30 +197,61 @@ pub fn apply(db: &dyn Db, tables: &Tables, op: StateOp, now_ms: i64) -> Result<S
             )?;
             Ok(StateReply::Doc { doc: row.map(|r| r.doc) })
         }
-        StateOp::Hit { bucket, capacity, window_secs } => hit(db, &bucket, capacity, window_secs, now_ms),
+        StateOp::Hit { buckets } => hit(db, &buckets, now_ms),
     }
 }
 
-/// A token bucket: `capacity` tokens, refilled at `capacity` per window; each request takes one
-/// ([`Limit::take`]).
-fn hit(
-    db: &dyn Db,
-    bucket: &str,
-    capacity: u32,
-    window_secs: u32,
-    now_ms: i64,
-) -> Result<StateReply, StoreError> {
-    let row: Option<BucketRow> =
-        db.row("SELECT tokens, updated_at FROM buckets WHERE name = ?", vec![bucket.into()])?;
-    let taken = Limit { capacity, window_secs }.take(row.map(|r| (r.tokens, r.updated_at)), now_ms);
-    db.exec(
-        "INSERT INTO buckets (name, tokens, updated_at, full_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, updated_at = excluded.updated_at, full_at = excluded.full_at",
-        vec![bucket.into(), taken.left.into(), now_ms.into(), taken.full_at.into()],
-    )?;
-    Ok(match taken.retry_after_secs {
-        None => StateReply::Allowed,
-        Some(retry_after_secs) => StateReply::Limited { retry_after_secs },
-    })
+/// Token buckets: `capacity` tokens each, refilled at `capacity` per window; a request takes one
+/// from every bucket named ([`Limit::take`]), or, when any of them is empty, from none.
+///
+/// All or none, so a refused request spends nothing anywhere: a grant looping on its own
+/// bucket (`token:<routing id>`) is refused without draining its address's `token_ip`, which
+/// hosts such as Claude share between many users, and a request refused by `token_ip` leaves the
+/// grant's bucket as it was. Every request let through has spent one token of each bucket, so
+/// whatever follows (client authentication, the grant store) is still counted. The refusal's
+/// wait is the longest of the refusing buckets', after which all of them fit (a bucket that
+/// fits now only fills further).
+fn hit(db: &dyn Db, buckets: &[Bucket], now_ms: i64) -> Result<StateReply, StoreError> {
+    let mut takes = Vec::with_capacity(buckets.len());
+    let mut refused: Option<(u32, &str)> = None;
+    for bucket in buckets {
+        let row: Option<BucketRow> = db.row(
+            "SELECT tokens, updated_at FROM buckets WHERE name = ?",
+            vec![bucket.name.as_str().into()],
+        )?;
+        let taken = bucket.limit().take(row.map(|r| (r.tokens, r.updated_at)), now_ms);
+        if let Some(wait) = taken.retry_after_secs
+            && refused.is_none_or(|(longest, _)| wait > longest)
+        {
+            refused = Some((wait, &bucket.name));
+        }
+        takes.push(taken);
+    }
+    if let Some((retry_after_secs, bucket)) = refused {
+        // Nothing written: a refused take leaves a bucket's tokens as they were (they refill
+        // from the stored time alike), and the buckets that had room keep theirs.
+        return Ok(StateReply::Limited { retry_after_secs, bucket: bucket.to_owned() });
+    }
+    let writes: Vec<Stmt> = buckets
+        .iter()
+        .zip(takes)
+        .map(|(bucket, taken)| {
+            Stmt::new(
+                "INSERT INTO buckets (name, tokens, updated_at, full_at) VALUES (?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET tokens = excluded.tokens, updated_at = excluded.updated_at, full_at = excluded.full_at",
+                vec![bucket.name.as_str().into(), taken.left.into(), now_ms.into(), taken.full_at.into()],
+            )
+        })
+        .collect();
+    // Several buckets are written in one transaction, so that a failed write spends none of
+    // them; one bucket needs no transaction of its own (`transactionSync` is a call more).
+    if writes.len() > 1 {
+        db.batch(writes)?;
+    } else {
+        for write in writes {
+            db.query(write)?;
+        }
+    }
+    Ok(StateReply::Allowed)
 }
 
 /// When the last thing in the object expires (a full bucket is as good as none), if anything is
@@ -273,6 +326,31 @@ mod tests {
         }
     }
 
+    /// A `Hit` of these buckets, each of `capacity` per minute.
+    fn hit_op(buckets: &[(&str, u32)]) -> StateOp {
+        let buckets = buckets
+            .iter()
+            .map(|(name, capacity)| Bucket::new(*name, Limit { capacity: *capacity, window_secs: 60 }))
+            .collect();
+        StateOp::Hit { buckets }
+    }
+
+    fn limited(retry_after_secs: u32, bucket: &str) -> StateReply {
+        StateReply::Limited { retry_after_secs, bucket: bucket.into() }
+    }
+
+    /// Tokens left in each bucket (as stored), by name.
+    fn stored(db: &MemoryDb) -> Vec<(String, f64)> {
+        #[derive(Deserialize)]
+        struct Row {
+            name: String,
+            tokens: f64,
+        }
+        let db: &dyn Db = db;
+        let rows: Vec<Row> = db.rows("SELECT name, tokens FROM buckets ORDER BY name", vec![]).unwrap();
+        rows.into_iter().map(|r| (r.name, r.tokens)).collect()
+    }
+
     #[test]
     fn entries_are_single_use_bound_and_expiring() {
         let db = MemoryDb::new();
@@ -294,14 +372,11 @@ mod tests {
     fn buckets_refill_evenly() {
         let db = MemoryDb::new();
         let tables = Tables::default();
-        let hit = |now: i64| {
-            let op = StateOp::Hit { bucket: "register".into(), capacity: 2, window_secs: 60 };
-            apply(&db, &tables, op, now).unwrap()
-        };
+        let hit = |now: i64| apply(&db, &tables, hit_op(&[("register", 2)]), now).unwrap();
         assert_eq!(hit(NOW_MS), StateReply::Allowed);
         assert_eq!(hit(NOW_MS), StateReply::Allowed);
-        assert_eq!(hit(NOW_MS), StateReply::Limited { retry_after_secs: 30 });
-        assert_eq!(hit(NOW_MS + 29_000), StateReply::Limited { retry_after_secs: 1 });
+        assert_eq!(hit(NOW_MS), limited(30, "register"));
+        assert_eq!(hit(NOW_MS + 29_000), limited(1, "register"));
         assert_eq!(hit(NOW_MS + 31_000), StateReply::Allowed);
         assert!(last_expiry(&db, &tables).unwrap().is_some());
         assert!(matches!(purge(&db, &tables, NOW_MS + 31_000).unwrap(), Upkeep::AlarmAt(_)));
@@ -313,9 +388,69 @@ mod tests {
     }
 
     #[test]
+    fn one_hit_spends_every_bucket_named() {
+        let db = MemoryDb::new();
+        let tables = Tables::default();
+        let both = hit_op(&[("token_ip", 600), ("token:r", 30)]);
+        assert_eq!(apply(&db, &tables, both.clone(), NOW_MS).unwrap(), StateReply::Allowed);
+        assert_eq!(stored(&db), [("token:r".to_owned(), 29.0), ("token_ip".to_owned(), 599.0)]);
+        assert_eq!(apply(&db, &tables, both, NOW_MS).unwrap(), StateReply::Allowed);
+        assert_eq!(stored(&db), [("token:r".to_owned(), 28.0), ("token_ip".to_owned(), 598.0)]);
+    }
+
+    #[test]
+    fn a_hit_refused_by_the_second_bucket_spends_nothing_from_the_first() {
+        let db = MemoryDb::new();
+        let tables = Tables::default();
+        let both = hit_op(&[("token_ip", 3), ("token:r", 1)]);
+        assert_eq!(apply(&db, &tables, both.clone(), NOW_MS).unwrap(), StateReply::Allowed);
+        // The grant's bucket is empty (one token a minute): refused, with its wait.
+        assert_eq!(apply(&db, &tables, both.clone(), NOW_MS).unwrap(), limited(60, "token:r"));
+        assert_eq!(apply(&db, &tables, both, NOW_MS).unwrap(), limited(60, "token:r"));
+        assert_eq!(
+            stored(&db),
+            [("token:r".to_owned(), 0.0), ("token_ip".to_owned(), 2.0)],
+            "the address's bucket kept what the refused requests did not spend"
+        );
+        // So the address still has its two for other grants.
+        let other = hit_op(&[("token_ip", 3), ("token:s", 1)]);
+        assert_eq!(apply(&db, &tables, other.clone(), NOW_MS).unwrap(), StateReply::Allowed);
+        let third = hit_op(&[("token_ip", 3), ("token:t", 1)]);
+        assert_eq!(apply(&db, &tables, third, NOW_MS).unwrap(), StateReply::Allowed);
+        assert_eq!(apply(&db, &tables, other, NOW_MS).unwrap(), limited(60, "token:s"));
+    }
+
+    #[test]
+    fn a_hit_refused_by_the_first_bucket_spends_nothing_from_the_second() {
+        let db = MemoryDb::new();
+        let tables = Tables::default();
+        assert_eq!(apply(&db, &tables, hit_op(&[("token_ip", 2)]), NOW_MS).unwrap(), StateReply::Allowed);
+        assert_eq!(apply(&db, &tables, hit_op(&[("token_ip", 2)]), NOW_MS).unwrap(), StateReply::Allowed);
+        let both = hit_op(&[("token_ip", 2), ("token:r", 30)]);
+        assert_eq!(apply(&db, &tables, both.clone(), NOW_MS).unwrap(), limited(30, "token_ip"));
+        assert_eq!(stored(&db), [("token_ip".to_owned(), 0.0)], "the grant's bucket was not even created");
+        // Once the address's bucket has a token again, both are spent.
+        assert_eq!(apply(&db, &tables, both, NOW_MS + 30_000).unwrap(), StateReply::Allowed);
+        assert_eq!(stored(&db), [("token:r".to_owned(), 29.0), ("token_ip".to_owned(), 0.0)]);
+    }
+
+    #[test]
+    fn a_hit_refused_by_both_buckets_waits_for_the_slower() {
+        let db = MemoryDb::new();
+        let tables = Tables::default();
+        // 2 a minute (a token every 30 s) and 1 a minute (every 60 s), both emptied at once.
+        let both = hit_op(&[("token_ip", 2), ("token:r", 1)]);
+        assert_eq!(apply(&db, &tables, both.clone(), NOW_MS).unwrap(), StateReply::Allowed);
+        assert_eq!(apply(&db, &tables, hit_op(&[("token_ip", 2)]), NOW_MS).unwrap(), StateReply::Allowed);
+        assert_eq!(apply(&db, &tables, both.clone(), NOW_MS).unwrap(), limited(60, "token:r"));
+        assert_eq!(apply(&db, &tables, both.clone(), NOW_MS + 30_000).unwrap(), limited(30, "token:r"));
+        assert_eq!(apply(&db, &tables, both, NOW_MS + 60_000).unwrap(), StateReply::Allowed);
+    }
+
+    #[test]
     fn tables_are_created_once_per_instance_and_again_after_the_storage_is_deleted() {
         let tables = Tables::default();
-        let hit = StateOp::Hit { bucket: "b".into(), capacity: 2, window_secs: 60 };
+        let hit = hit_op(&[("b", 2)]);
         let db = MemoryDb::new();
         assert_eq!(apply(&db, &tables, hit.clone(), NOW_MS).unwrap(), StateReply::Allowed);
         // Storage deleted (the alarm's `delete_all`): an instance that still believes in its
@@ -354,14 +489,6 @@ mod tests {
             StateReply::Doc { doc: Some("d".into()) }
         );
         assert_eq!(upkeep(&emptied, &tables).unwrap(), Upkeep::DeleteAll);
-        assert!(
-            apply(
-                &MemoryDb::new(),
-                &tables,
-                StateOp::Hit { bucket: "b".into(), capacity: 1, window_secs: 1 },
-                NOW_MS
-            )
-            .is_ok()
-        );
+        assert!(apply(&MemoryDb::new(), &tables, hit_op(&[("b", 1)]), NOW_MS).is_ok());
     }
 }
