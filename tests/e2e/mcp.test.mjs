@@ -163,6 +163,30 @@ test("older versions get the JSON in a text block instead of structuredContent",
   assert.equal(JSON.parse(result.content[1].text).kind, "workspace");
 });
 
+test("a 2025-03-26 batch containing initialize is refused whole, and none of it runs", async () => {
+  const token = worker.token({ sub: "batch@example.com" });
+  const headers = { "mcp-protocol-version": "2025-03-26" };
+  const remember = (note, id) => rpc("tools/call", { name: "remember", arguments: { note, topic: note } }, id);
+  const notes = async () => {
+    const r = await post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), { token, headers });
+    return JSON.parse(r.json.result.content[1].text).memories.map((m) => m.note);
+  };
+  // The remember comes first, so a server answering in order would have run it by the time it
+  // met initialize.
+  const refused = await post(worker, [remember("batched", 1), rpc("initialize", INIT_PARAMS("2025-03-26"), 2), rpc("ping", undefined, 3)], { token, headers });
+  assert.equal(refused.status, 400);
+  assert.equal(refused.json.jsonrpc, "2.0");
+  assert.ok(!("id" in refused.json), "one error for the whole batch, with no id (MCP-CONFORMANCE T-12)");
+  assert.equal(refused.json.error.code, -32600);
+  assert.match(refused.json.error.message, /initialize/);
+  assert.deepEqual(await notes(), [], "the batch's remember did not run");
+  // The same batch without initialize runs, each request answered in order.
+  const ran = await post(worker, [remember("batched", 1), rpc("ping", undefined, 3)], { token, headers });
+  assert.equal(ran.status, 200);
+  assert.deepEqual(ran.json.map((m) => m.id), [1, 3]);
+  assert.deepEqual(await notes(), ["batched"]);
+});
+
 test("refusals: schema-invalid arguments are isError results that say what to fix", async () => {
   const client = await connect(worker);
   const cases = [

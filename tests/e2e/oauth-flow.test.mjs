@@ -284,32 +284,3 @@ test("reconnecting the same app from the same browser skips the consent page; pr
   assert.match(page.text, /data-page="consent"/);
   assert.ok(!page.text.includes("without asking you again"));
 });
-
-test("authorization and token requests are rate limited", async () => {
-  const limited = await startWorker({ vars: { OAUTH_RATE_LIMITS: "authorize=5/60,token=2/60" } });
-  try {
-    const c = await registerClient(limited, ["http://127.0.0.1/callback"]);
-    const { verifier, challenge } = pkce();
-    const user = new Browser(limited.url);
-    const back = await consent(user, authorizeUrl(limited, { clientId: c.client_id, redirectUri, challenge }), { email: "rl@example.com" });
-    const fields = { grant_type: "authorization_code", client_id: c.client_id, code: back.searchParams.get("code"), code_verifier: verifier, redirect_uri: redirectUri };
-    const first = await tokenRequest(limited, fields);
-    assert.equal(first.status, 200);
-    const second = await tokenRequest(limited, { grant_type: "refresh_token", client_id: c.client_id, refresh_token: first.json.refresh_token });
-    assert.equal(second.status, 200);
-    const third = await tokenRequest(limited, { grant_type: "refresh_token", client_id: c.client_id, refresh_token: second.json.refresh_token });
-    assert.equal(third.status, 429);
-    assert.equal(third.json.error, "too_many_requests");
-    assert.ok(Number(third.headers.get("retry-after")) >= 1);
-
-    const crawler = new Browser(limited.url, { ip: "198.51.100.200" });
-    const url = authorizeUrl(limited, { clientId: c.client_id, redirectUri, challenge });
-    for (let i = 0; i < 5; i++) assert.equal((await crawler.get(url)).status, 303);
-    const refused = await crawler.get(url);
-    assert.equal(refused.status, 429);
-    assert.equal(dataError(refused.text), "too_many_requests");
-    assert.equal((await new Browser(limited.url, { ip: "198.51.100.201" }).get(url)).status, 303, "other addresses are unaffected");
-  } finally {
-    await limited.stop();
-  }
-});

@@ -137,6 +137,34 @@ export async function consent(browser, url, { email = "e2e@example.com", decisio
   return new URL(answer.location);
 }
 
+/**
+ * Opens `path` signed out in a new browser (at address `ip`, if given), signs in as `email`
+ * with the development form, and comes back. Answers the browser.
+ */
+export async function signIn(worker, path, email, { ip } = {}) {
+  const browser = new Browser(worker.url, ip ? { ip } : {});
+  const first = await browser.get(path);
+  assert.equal(first.status, 303, first.text.slice(0, 300));
+  assert.equal(first.location, `/app/signin?return_to=${encodeURIComponent(path)}`);
+  const form = await browser.get(first.location);
+  assert.match(form.text, /data-page="signin"/);
+  const signin = await browser.post("/app/signin/dev", {
+    email,
+    return_to: hidden(form.text, "return_to"),
+    csrf: hidden(form.text, "csrf", 'data-form="dev-signin"'),
+  });
+  assert.equal(signin.status, 303, signin.text.slice(0, 300));
+  assert.equal(signin.location, path, "back where they started");
+  return browser;
+}
+
+/** A web page's data block, as the card's script reads it. */
+export function pageData(html) {
+  const m = html.match(/<script type="application\/json" id="vibesell-page">([^<]*)<\/script>/);
+  assert.ok(m, "the page carries its data");
+  return JSON.parse(m[1]);
+}
+
 /** A token request. */
 export async function tokenRequest(worker, fields, headers = {}) {
   const res = await fetch(`${worker.url}/v1/oauth/token`, {

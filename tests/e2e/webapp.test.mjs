@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startWorker } from "./harness.mjs";
-import { Browser, hidden, dataError } from "./oauth.mjs";
+import { hidden, dataError, signIn, pageData as data } from "./oauth.mjs";
 import { subscribed, ok } from "./billing-helpers.mjs";
 import { launchBrowser } from "./cardhost/host.mjs";
 import { ROOT } from "../../scripts/lib/devtoken.mjs";
@@ -24,31 +24,6 @@ after(async () => {
   await worker?.stop();
   if (!process.env.UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
 });
-
-/** Opens `path` signed out, signs in as `email` with the development form, and comes back. */
-async function signIn(w, path, email) {
-  const browser = new Browser(w.url);
-  const first = await browser.get(path);
-  assert.equal(first.status, 303, first.text.slice(0, 300));
-  assert.equal(first.location, `/app/signin?return_to=${encodeURIComponent(path)}`);
-  const form = await browser.get(first.location);
-  assert.match(form.text, /data-page="signin"/);
-  const signin = await browser.post("/app/signin/dev", {
-    email,
-    return_to: hidden(form.text, "return_to"),
-    csrf: hidden(form.text, "csrf", 'data-form="dev-signin"'),
-  });
-  assert.equal(signin.status, 303, signin.text.slice(0, 300));
-  assert.equal(signin.location, path, "back where they started");
-  return browser;
-}
-
-/** The page's data block, as the card's script reads it. */
-function data(html) {
-  const m = html.match(/<script type="application\/json" id="vibesell-page">([^<]*)<\/script>/);
-  assert.ok(m, "the page carries its data");
-  return JSON.parse(m[1]);
-}
 
 const formCsrf = (html) => hidden(html, "csrf", 'data-form="decide"');
 const decide = (browser, id, fields) => browser.post(`/app/approvals/${id}`, fields);
