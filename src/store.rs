@@ -218,3 +218,313 @@ pub fn from_document<T: DeserializeOwned>(text: &str) -> Result<T, StoreError> {
 fn document_error(e: serde_json::Error) -> StoreError {
     StoreError::Document(e.to_string())
 }
+
+// ---- remembered reads ----------------------------------------------------------------------
+
+/// The most bytes (roughly: text and blob lengths, plus 16 per value) one remembered result may
+/// take; larger results are read again each time.
+const REMEMBER_MAX_ENTRY_BYTES: usize = 64 * 1024;
+/// The most bytes all remembered results together may take; the least recently used go first.
+const REMEMBER_MAX_BYTES: usize = 1024 * 1024;
+
+/// A [`Db`] that remembers the rows of its reads until its next write, for a holder that is the
+/// only way into its database (a Durable Object instance and its own SQLite: no other instance
+/// and no other code reaches that storage, and the instance is discarded when its storage fails).
+///
+/// Why a remembered result can never be stale: a `SELECT`'s rows are a function of the database's
+/// content and of the statement's text and parameters, which together are the key; the content
+/// changes only through a statement, and every statement that is not a remembered kind of read
+/// (below), and every batch, forgets everything before it runs. A statement is remembered only
+/// when it is a single `SELECT` (no `;`, so nothing can follow it) that names none of SQLite's
+/// functions whose answer depends on something else than the data and the parameters (the clock,
+/// randomness, the connection's change counters). Time-dependent answers therefore stay per call:
+/// a read that depends on the time takes it as a parameter, or compares in Rust.
+///
+/// A result that comes back is a copy of the rows read then; nothing is shared with the caller.
+pub struct Remembering<D> {
+    db: D,
+    /// Least recently used first.
+    reads: std::cell::RefCell<Vec<Remembered>>,
+}
+
+struct Remembered {
+    sql: &'static str,
+    params: Vec<SqlValue>,
+    rows: Rows,
+    bytes: usize,
+}
+
+impl<D: Db> Remembering<D> {
+    /// Wraps the only handle on a database.
+    pub fn new(db: D) -> Self {
+        Remembering { db, reads: std::cell::RefCell::default() }
+    }
+
+    /// How many results are remembered now.
+    pub fn remembered(&self) -> usize {
+        self.reads.borrow().len()
+    }
+
+    /// The database underneath, for tests that must see what it answers without this layer.
+    /// Writing through it would leave this layer's results stale.
+    #[cfg(test)]
+    pub fn unremembered(&self) -> &D {
+        &self.db
+    }
+
+    fn forget(&self) {
+        self.reads.borrow_mut().clear();
+    }
+}
+
+impl<D: Db + Default> Default for Remembering<D> {
+    fn default() -> Self {
+        Remembering::new(D::default())
+    }
+}
+
+impl<D: Db> Db for Remembering<D> {
+    fn query(&self, stmt: Stmt) -> Result<Rows, StoreError> {
+        if !rememberable(stmt.sql) {
+            self.forget();
+            return self.db.query(stmt);
+        }
+        {
+            let mut reads = self.reads.borrow_mut();
+            if let Some(i) = reads.iter().position(|r| same_read(r, &stmt)) {
+                let hit = reads.remove(i);
+                let rows = hit.rows.clone();
+                reads.push(hit);
+                return Ok(rows);
+            }
+        }
+        let (sql, params) = (stmt.sql, stmt.params.clone());
+        let rows = self.db.query(stmt)?;
+        let bytes = rows_bytes(&rows) + params_bytes(&params) + sql.len();
+        if bytes <= REMEMBER_MAX_ENTRY_BYTES {
+            let mut reads = self.reads.borrow_mut();
+            let mut total: usize = reads.iter().map(|r| r.bytes).sum::<usize>() + bytes;
+            while total > REMEMBER_MAX_BYTES && !reads.is_empty() {
+                total -= reads.remove(0).bytes;
+            }
+            reads.push(Remembered { sql, params, rows: rows.clone(), bytes });
+        }
+        Ok(rows)
+    }
+
+    fn batch(&self, stmts: Vec<Stmt>) -> Result<Vec<Rows>, StoreError> {
+        self.forget();
+        self.db.batch(stmts)
+    }
+}
+
+/// Whether a statement's rows depend only on the data and its parameters, and it writes nothing:
+/// one `SELECT` (no `;`) naming no function of the clock, of randomness or of the connection.
+/// Anything else (and anything unsure, such as a leading comment or a column whose name is one
+/// of those words) counts as a write.
+fn rememberable(sql: &str) -> bool {
+    /// SQLite's functions and keywords whose value is not decided by the data: the date and time
+    /// functions (all of them, since each can read the clock through `'now'`), `CURRENT_*`,
+    /// randomness, and the connection's counters.
+    const UNDECIDED: &[&str] = &[
+        "random",
+        "randomblob",
+        "changes",
+        "total_changes",
+        "last_insert_rowid",
+        "now",
+        "date",
+        "time",
+        "datetime",
+        "julianday",
+        "unixepoch",
+        "strftime",
+        "timediff",
+        "current_date",
+        "current_time",
+        "current_timestamp",
+    ];
+    let text = sql.trim_start();
+    let starts_with_select = text.get(..6).is_some_and(|w| w.eq_ignore_ascii_case("select"))
+        && !text[6..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    starts_with_select
+        && !text.contains(';')
+        && !text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|word| UNDECIDED.iter().any(|u| word.eq_ignore_ascii_case(u)))
+}
+
+/// The same statement with the same parameters. Floats compare by their bits: `0.0` and `-0.0`
+/// are different parameters (a `SELECT ?` returns them apart), and a NaN equals itself.
+fn same_read(r: &Remembered, stmt: &Stmt) -> bool {
+    let same_value = |a: &SqlValue, b: &SqlValue| match (a, b) {
+        (SqlValue::Null, SqlValue::Null) => true,
+        (SqlValue::Integer(a), SqlValue::Integer(b)) => a == b,
+        (SqlValue::Real(a), SqlValue::Real(b)) => a.to_bits() == b.to_bits(),
+        (SqlValue::Text(a), SqlValue::Text(b)) => a == b,
+        (SqlValue::Blob(a), SqlValue::Blob(b)) => a == b,
+        _ => false,
+    };
+    (std::ptr::eq(r.sql, stmt.sql) || r.sql == stmt.sql)
+        && r.params.len() == stmt.params.len()
+        && r.params.iter().zip(&stmt.params).all(|(a, b)| same_value(a, b))
+}
+
+fn value_bytes(v: &SqlValue) -> usize {
+    16 + match v {
+        SqlValue::Text(s) => s.len(),
+        SqlValue::Blob(b) => b.len(),
+        _ => 0,
+    }
+}
+
+fn params_bytes(params: &[SqlValue]) -> usize {
+    params.iter().map(value_bytes).sum()
+}
+
+fn rows_bytes(rows: &Rows) -> usize {
+    rows.columns.iter().map(|c| 16 + c.len()).sum::<usize>()
+        + rows.rows.iter().map(|row| params_bytes(row)).sum::<usize>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::CountingDb;
+
+    fn remembering() -> Remembering<CountingDb> {
+        let db = Remembering::new(CountingDb::default());
+        db.batch(vec![
+            Stmt::new("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)", vec![]),
+            Stmt::new("INSERT INTO t VALUES ('a', 1)", vec![]),
+        ])
+        .unwrap();
+        db
+    }
+
+    fn value(db: &dyn Db, k: &str) -> Option<i64> {
+        db.query(Stmt::new("SELECT v FROM t WHERE k = ?", vec![k.into()])).unwrap().scalar_i64()
+    }
+
+    fn ran(db: &Remembering<CountingDb>) -> usize {
+        db.unremembered().statements.get()
+    }
+
+    #[test]
+    fn a_read_is_run_once_until_a_write() {
+        let db = remembering();
+        let before = ran(&db);
+        assert_eq!(value(&db, "a"), Some(1));
+        assert_eq!(value(&db, "a"), Some(1));
+        assert_eq!(ran(&db), before + 1, "the second read was remembered");
+        // Other parameters are another read.
+        assert_eq!(value(&db, "b"), None);
+        assert_eq!(ran(&db), before + 2);
+        assert_eq!(db.remembered(), 2);
+    }
+
+    #[test]
+    fn every_kind_of_write_forgets_every_read() {
+        let writes: [fn(&dyn Db); 7] = [
+            |db| db.exec("UPDATE t SET v = v + 1 WHERE k = 'a'", vec![]).unwrap(),
+            |db| db.exec("INSERT INTO t VALUES ('b', 2)", vec![]).unwrap(),
+            |db| db.exec("DELETE FROM t WHERE k = 'zz'", vec![]).unwrap(),
+            |db| {
+                db.batch(vec![Stmt::new("UPDATE t SET v = v * 10", vec![])]).unwrap();
+            },
+            // A write whose rows come back, a CTE, and a statement after a comment.
+            |db| db.exec("UPDATE t SET v = 7 RETURNING v", vec![]).unwrap(),
+            |db| db.exec("WITH x AS (SELECT 1) UPDATE t SET v = 8", vec![]).unwrap(),
+            |db| db.exec("/* x */ UPDATE t SET v = 9", vec![]).unwrap(),
+        ];
+        for (i, write) in writes.iter().enumerate() {
+            let db = remembering();
+            let _ = value(&db, "a");
+            let _ = value(&db, "b");
+            write(&db);
+            assert_eq!(db.remembered(), 0, "write {i} forgot nothing");
+            let fresh = |k| value(db.unremembered(), k);
+            assert_eq!((value(&db, "a"), value(&db, "b")), (fresh("a"), fresh("b")), "write {i}");
+        }
+    }
+
+    #[test]
+    fn a_failed_write_forgets_too() {
+        let db = remembering();
+        let _ = value(&db, "a");
+        let dyn_db: &dyn Db = &db;
+        assert!(dyn_db.exec("INSERT INTO t VALUES ('a', 5)", vec![]).is_err());
+        assert!(db.batch(vec![Stmt::new("INSERT INTO t VALUES ('a', 5)", vec![])]).is_err());
+        assert_eq!(db.remembered(), 0);
+        assert_eq!(value(&db, "a"), Some(1));
+    }
+
+    #[test]
+    fn only_plain_selects_of_the_data_are_remembered() {
+        for sql in [
+            "SELECT v FROM t",
+            "  select v from t where k = ?",
+            "SELECT MIN(due_at) FROM schedule",
+            "SELECT skipped_known, created_at, updated_at FROM lead_imports",
+        ] {
+            assert!(rememberable(sql), "{sql}");
+        }
+        for sql in [
+            "INSERT INTO t VALUES (1)",
+            "UPDATE t SET v = 1 RETURNING v",
+            "DELETE FROM t",
+            "CREATE TABLE u (x)",
+            "PRAGMA table_list",
+            "WITH x AS (SELECT 1) SELECT * FROM x",
+            "-- note\nSELECT v FROM t",
+            "SELECTv FROM t",
+            "SELECT 1; DELETE FROM t",
+            "SELECT random()",
+            "SELECT RANDOMBLOB(4)",
+            "SELECT date('now')",
+            "SELECT unixepoch()",
+            "SELECT v FROM t WHERE k > strftime('%s')",
+            "SELECT CURRENT_TIMESTAMP",
+            "SELECT changes()",
+            "SELECT total_changes()",
+            "SELECT last_insert_rowid()",
+        ] {
+            assert!(!rememberable(sql), "{sql}");
+        }
+    }
+
+    #[test]
+    fn floats_are_parameters_by_their_bits() {
+        let db = Remembering::new(CountingDb::default());
+        let echo = |x: f64| db.query(Stmt::new("SELECT ? AS x", vec![x.into()])).unwrap().rows[0][0].clone();
+        assert_eq!(echo(0.0), SqlValue::Real(0.0));
+        match echo(-0.0) {
+            SqlValue::Real(x) => assert!(x.is_sign_negative()),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(db.remembered(), 2);
+    }
+
+    #[test]
+    fn results_are_bounded_by_size_least_recently_used_first() {
+        let db = Remembering::new(CountingDb::default());
+        let big = "x".repeat(REMEMBER_MAX_ENTRY_BYTES);
+        let _ = db.query(Stmt::new("SELECT ? AS x", vec![big.into()])).unwrap();
+        assert_eq!(db.remembered(), 0, "a result over the entry bound is not kept");
+        // Each about 40 KB (the parameter and the row): about 26 fit in 1 MiB.
+        let text = |i: i64| format!("{i:020000}");
+        for i in 0..40 {
+            let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(i).into()])).unwrap();
+            // Keep the first one in use.
+            let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(0).into()])).unwrap();
+        }
+        let kept = db.remembered();
+        assert!((20..=26).contains(&kept), "{kept}");
+        let before = ran(&db);
+        let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(0).into()])).unwrap();
+        let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(39).into()])).unwrap();
+        assert_eq!(ran(&db), before, "the most recently used are still there");
+        let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(1).into()])).unwrap();
+        assert_eq!(ran(&db), before + 1, "the least recently used went first");
+    }
+}

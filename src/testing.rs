@@ -16,7 +16,7 @@ use crate::kv::{Kv, KvError};
 use crate::mcp::{ToolBackend, Trace};
 use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
 use crate::outbound::{Outbound, OutboundError, OutboundRequest, OutboundResponse};
-use crate::store::{Db, Rows, SqlValue, Stmt, StoreError};
+use crate::store::{Db, Remembering, Rows, SqlValue, Stmt, StoreError};
 use crate::tools::{ToolAnswer, registry::LocalBoxFuture};
 use crate::workspace::{self, Op, OpReply, Services, ToolCall};
 
@@ -210,7 +210,8 @@ pub struct TestPlatform {
     config: Result<Config, ConfigError>,
     /// The clock.
     pub now_ms: Cell<i64>,
-    workspaces: RefCell<HashMap<String, Rc<MemoryDb>>>,
+    /// Each behind the layer its object instance keeps (`Remembering`), as on Workers.
+    workspaces: RefCell<HashMap<String, Rc<Remembering<MemoryDb>>>>,
     states: RefCell<HashMap<String, Rc<MemoryDb>>>,
     /// What each workspace object instance remembers of its storage, as on Workers.
     opened: RefCell<HashMap<String, Rc<workspace::Opened>>>,
@@ -326,8 +327,9 @@ impl TestPlatform {
         TestPlatform { config: Err(ConfigError::Missing("PUBLIC_URL")), ..TestPlatform::new() }
     }
 
-    /// The database of a workspace.
-    pub fn db(&self, workspace: &str) -> Rc<MemoryDb> {
+    /// The database of a workspace, through its instance's remembered reads, as every request
+    /// of the object reaches it (so a test's own writes are seen by the next request too).
+    pub fn db(&self, workspace: &str) -> Rc<Remembering<MemoryDb>> {
         instance(&self.workspaces, workspace)
     }
 

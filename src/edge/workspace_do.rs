@@ -11,6 +11,7 @@ use worker::{DurableObject, Env, Request, Response, ScheduledTime, State, durabl
 use super::db::DoDb;
 use super::outbound::WorkerFetch;
 use crate::oauth::grants::{self, AccountOp};
+use crate::store::Remembering;
 use crate::workspace::{self, Op, Services, ToolCall};
 
 /// A workspace's Durable Object (SQLite-backed; see `docs/storage.md`).
@@ -25,11 +26,16 @@ pub struct Workspace {
     armed: Cell<Option<Option<i64>>>,
     /// Schema applied and owner checked, once per instance (see `workspace::Opened`).
     opened: workspace::Opened,
+    /// The workspace's SQLite, the one way into it for every request and alarm of this
+    /// instance, so that the reads it remembers are forgotten by every write (`Remembering`:
+    /// nothing else reaches this object's storage, and a storage failure discards the instance).
+    db: Remembering<DoDb>,
 }
 
 impl DurableObject for Workspace {
     fn new(state: State, env: Env) -> Self {
-        Workspace { state, env, armed: Cell::new(None), opened: workspace::Opened::default() }
+        let db = Remembering::new(DoDb::new(state.storage()));
+        Workspace { state, env, armed: Cell::new(None), opened: workspace::Opened::default(), db }
     }
 
     async fn fetch(&self, mut req: Request) -> worker::Result<Response> {
@@ -38,21 +44,15 @@ impl DurableObject for Workspace {
             Ok(config) => config,
             Err(e) => return Response::error(format!("configuration: {e}"), 500),
         };
-        let db = DoDb::new(self.state.storage());
-        let svc = Services { db: &db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
+        let db = &self.db;
+        let svc = Services { db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let response = match req.path().as_str() {
             "/tool" => match super::read_json::<ToolCall>(&mut req).await {
                 Ok(call) => {
                     let structured_content = call.structured_content;
-                    let outcome = workspace::call_tool_opened(
-                        &db,
-                        &self.opened,
-                        config,
-                        &WorkerFetch,
-                        call,
-                        svc.now_ms,
-                    )
-                    .await;
+                    let outcome =
+                        workspace::call_tool_opened(db, &self.opened, config, &WorkerFetch, call, svc.now_ms)
+                            .await;
                     Response::ok(outcome.into_answer(structured_content).to_frame())
                 }
                 Err(e) => Response::error(format!("bad call: {e}"), 400),
@@ -67,7 +67,7 @@ impl DurableObject for Workspace {
             // The object's id is the routing id carried by the user's opaque tokens.
             "/account" => match super::read_json::<AccountOp>(&mut req).await {
                 Ok(op) => {
-                    match grants::apply(&db, &self.opened, &self.state.id().to_string(), op, svc.now_ms) {
+                    match grants::apply(db, &self.opened, &self.state.id().to_string(), op, svc.now_ms) {
                         Ok(reply) => Response::from_json(&reply),
                         Err(e) => Response::error(format!("grants: {e}"), 500),
                     }
@@ -76,7 +76,7 @@ impl DurableObject for Workspace {
             },
             other => Response::error(format!("no such workspace endpoint {other}"), 404),
         };
-        self.arm(&db).await;
+        self.arm(db).await;
         response
     }
 
@@ -88,8 +88,8 @@ impl DurableObject for Workspace {
             Ok(config) => config,
             Err(e) => return Response::error(format!("configuration: {e}"), 500),
         };
-        let db = DoDb::new(self.state.storage());
-        let svc = Services { db: &db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
+        let db = &self.db;
+        let svc = Services { db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let report = workspace::on_alarm(&svc).await;
         let line = match &report {
             Ok(r) => {
@@ -98,7 +98,7 @@ impl DurableObject for Workspace {
             Err(e) => serde_json::json!({ "event": "alarm", "error": e.to_string() }),
         };
         worker::console_log!("{line}");
-        self.arm(&db).await;
+        self.arm(db).await;
         Response::ok("")
     }
 }
@@ -106,7 +106,7 @@ impl DurableObject for Workspace {
 impl Workspace {
     /// Sets the alarm to the next due job (or clears it), unless it is already set so. A storage
     /// failure here is logged: the next request or alarm arms it again.
-    async fn arm(&self, db: &DoDb) {
+    async fn arm(&self, db: &dyn crate::store::Db) {
         let next = match workspace::next_alarm(db) {
             Ok(next) => next,
             Err(e) => {

@@ -1635,6 +1635,8 @@ mod revocation {
         let tokens = connected(&p, &client_id, "u@example.com");
         let access = tokens["access_token"].as_str().unwrap();
         let rt = tokens["refresh_token"].as_str().unwrap();
+        // A call first, so that the object has read the grant before it is revoked.
+        assert_eq!(call_tool_status(&p, access), 200);
         let r = revoke_request(
             &p,
             &[("client_id", &client_id), ("token", rt), ("token_type_hint", "refresh_token")],
@@ -1656,6 +1658,7 @@ mod revocation {
         let client_id = register_client(&p, LOOPBACK);
         let tokens = connected(&p, &client_id, "u@example.com");
         let access = tokens["access_token"].as_str().unwrap();
+        assert_eq!(call_tool_status(&p, access), 200);
         assert_eq!(
             revoke_request(
                 &p,

@@ -663,14 +663,17 @@ fn refresh(db: &dyn Db, route: &str, r: RefreshRequest, now_ms: i64) -> Result<A
 /// Whether the grant an access token names is still live for `subject` (checked by
 /// `workspace::call_tool` before every tool call).
 pub fn is_active(db: &dyn Db, grant_id: &str, subject: &str, now_ms: i64) -> Result<bool, StoreError> {
-    let n = db
+    // The expiry is compared here rather than in SQL so that the statement does not take the
+    // time: it runs before every tool call, and a holder that remembers reads
+    // (`store::Remembering`) then answers it without SQLite until the next write (a revocation
+    // is one).
+    let expiry = db
         .query(Stmt::new(
-            "SELECT COUNT(*) FROM oauth_grants WHERE id = ? AND subject = ? AND activated_at IS NOT NULL AND revoked_at IS NULL AND expires_at > ?",
-            vec![grant_id.into(), subject.into(), now_ms.into()],
+            "SELECT expires_at FROM oauth_grants WHERE id = ? AND subject = ? AND activated_at IS NOT NULL AND revoked_at IS NULL",
+            vec![grant_id.into(), subject.into()],
         ))?
-        .scalar_i64()
-        .unwrap_or(0);
-    Ok(n > 0)
+        .scalar_i64();
+    Ok(expiry.is_some_and(|at| at > now_ms))
 }
 
 #[derive(Deserialize)]

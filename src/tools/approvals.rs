@@ -41,13 +41,10 @@ impl Tool for ListPendingApprovals {
     const HINTS: Hints = Hints { idempotent: true, open_world: false };
 
     async fn call(&self, cx: &ToolCx<'_>, _: NoArguments) -> Result<Reply<ApprovalsView>, Refusal> {
-        approvals::expire_overdue(cx.db, cx.now_ms)?;
         let here = approvals::decides_here(cx);
-        let list: Vec<Approval> = approvals::open(cx.db, cx.now_ms, LISTED)?
-            .iter()
-            .map(|r| r.view(cx.config, here, cx.now_ms))
-            .collect();
-        let total = approvals::count_open(cx.db, cx.now_ms)?;
+        let open = approvals::open_now(cx.db, cx.now_ms, LISTED)?;
+        let list: Vec<Approval> = open.newest.iter().map(|r| r.view(cx.config, here, cx.now_ms)).collect();
+        let total = open.count;
         let text = if list.is_empty() {
             "No approval is waiting for the user.".to_owned()
         } else {

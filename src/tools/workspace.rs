@@ -86,15 +86,15 @@ impl Tool for GetWorkspaceContext {
     const HINTS: Hints = Hints { idempotent: true, open_world: false };
 
     async fn call(&self, cx: &ToolCx<'_>, _: NoArguments) -> Result<Reply<WorkspaceView>, Refusal> {
+        // First, since it is the one read that may write (expiring overdue approvals), which
+        // makes a holder that remembers reads forget those made before it.
+        let open = approvals::open_now(cx.db, cx.now_ms, APPROVALS_SHOWN)?;
         let offer = offer::load(cx.db)?.map(|(o, _)| o);
         let memories = memory::recent(cx.db, NOTES_SHOWN)?;
-        approvals::expire_overdue(cx.db, cx.now_ms)?;
         let here = approvals::decides_here(cx);
-        let pending_approvals: Vec<Approval> = approvals::open(cx.db, cx.now_ms, APPROVALS_SHOWN)?
-            .iter()
-            .map(|r| r.view(cx.config, here, cx.now_ms))
-            .collect();
-        let pending_approval_count = approvals::count_open(cx.db, cx.now_ms)?;
+        let pending_approvals: Vec<Approval> =
+            open.newest.iter().map(|r| r.view(cx.config, here, cx.now_ms)).collect();
+        let pending_approval_count = open.count;
         let current = billing::current(cx.db, cx.config)?;
         let plan = PlanSummary {
             id: current.plan.id.clone(),

@@ -307,6 +307,58 @@ pub fn count_open(db: &dyn Db, now_ms: i64) -> Result<i64, StoreError> {
         .unwrap_or(0))
 }
 
+/// The open approvals at `now_ms`, after the overdue ones expired: the newest ones (at most
+/// `limit`) and how many there are in all.
+#[derive(Debug)]
+pub struct OpenApprovals {
+    /// Newest first.
+    pub newest: Vec<Record>,
+    /// How many are open in all.
+    pub count: i64,
+}
+
+/// How many approvals are pending or executing, and the earliest expiry among the pending ones.
+/// The statement does not take the time, so a holder that remembers reads
+/// ([`crate::store::Remembering`]) answers it again without SQLite until the next write.
+#[derive(Deserialize)]
+struct Tally {
+    count: i64,
+    next_expiry: Option<i64>,
+}
+
+fn tally(db: &dyn Db) -> Result<Tally, StoreError> {
+    Ok(db
+        .row(
+            "SELECT COUNT(*) AS count, MIN(CASE WHEN status = 'pending' THEN expires_at END) AS next_expiry \
+             FROM approvals WHERE status IN ('pending', 'executing')",
+            vec![],
+        )?
+        .unwrap_or(Tally { count: 0, next_expiry: None }))
+}
+
+/// Expires the overdue approvals, then reads the open ones ([`OpenApprovals`]), in two
+/// statements when none is overdue and one when none is open. Once nothing pending is overdue,
+/// "pending and not expired, or executing" (what [`open`] and [`count_open`] ask with the time)
+/// is simply "pending or executing", so neither read takes the time; this holds because no
+/// await separates the expiry from the reads.
+pub fn open_now(db: &dyn Db, now_ms: i64, limit: i64) -> Result<OpenApprovals, StoreError> {
+    let mut open = tally(db)?;
+    if open.next_expiry.is_some_and(|at| at <= now_ms) {
+        expire(db, now_ms)?;
+        open = tally(db)?;
+    }
+    let newest = if open.count == 0 {
+        Vec::new()
+    } else {
+        decode(db.rows(
+            "SELECT id, action, args, summary, impact, cost, irreversible, status, result, created_at, expires_at, decided_at \
+             FROM approvals WHERE status IN ('pending', 'executing') ORDER BY created_at DESC, id LIMIT ?",
+            vec![limit.into()],
+        )?)?
+    };
+    Ok(OpenApprovals { newest, count: open.count })
+}
+
 /// One entry of an approval's audit trail.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
@@ -630,17 +682,15 @@ const EXPIRED: &str = "Expired: the user did not decide before it expired.";
 pub fn expire_overdue(db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
     // Nothing is overdue on almost every call, and a read finds that out without the write
     // transaction an `UPDATE` opens even when it changes no row (about 5% of a
-    // `get_workspace_context` call's CPU: bench/README.md, "Where tools/call spends its time").
-    let overdue = db
-        .query(Stmt::new(
-            "SELECT 1 FROM approvals WHERE status = 'pending' AND expires_at <= ? LIMIT 1",
-            vec![now_ms.into()],
-        ))?
-        .scalar_i64()
-        .is_some();
-    if !overdue {
-        return Ok(());
+    // `get_workspace_context` call's CPU: bench/README.md, "Where tools/call spends its time");
+    // the read is `tally`'s, which does not take the time, so it is remembered between writes.
+    if tally(db)?.next_expiry.is_some_and(|at| at <= now_ms) {
+        expire(db, now_ms)?;
     }
+    Ok(())
+}
+
+fn expire(db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
     db.batch(vec![Stmt::new(
         "UPDATE approvals SET status = 'not_done', result = ?, finished_at = ?, updated_at = ?, updated_by = ?, updated_client = ? \
          WHERE status = 'pending' AND expires_at <= ?",

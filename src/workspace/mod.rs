@@ -256,6 +256,10 @@ pub fn workspace_id_for(subject: &str) -> String {
 }
 
 #[cfg(test)]
+#[path = "remembered_tests.rs"]
+mod remembered_tests;
+
+#[cfg(test)]
 mod tests {
     use crate::auth::ScopeSet;
     use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
