@@ -285,10 +285,9 @@ impl<D: Db + Default> Default for Remembering<D> {
 
 impl<D: Db> Db for Remembering<D> {
     fn query(&self, stmt: Stmt) -> Result<Rows, StoreError> {
-        if !rememberable(stmt.sql) {
-            self.forget();
-            return self.db.query(stmt);
-        }
+        // Looked up before the statement is classified: only a rememberable statement's text is
+        // ever stored, so a hit is one, and the classification (a scan of the text) runs on
+        // misses only.
         {
             let mut reads = self.reads.borrow_mut();
             if let Some(i) = reads.iter().position(|r| same_read(r, &stmt)) {
@@ -297,6 +296,10 @@ impl<D: Db> Db for Remembering<D> {
                 reads.push(hit);
                 return Ok(rows);
             }
+        }
+        if !rememberable(stmt.sql) {
+            self.forget();
+            return self.db.query(stmt);
         }
         let (sql, params) = (stmt.sql, stmt.params.clone());
         let rows = self.db.query(stmt)?;
