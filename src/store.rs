@@ -223,9 +223,11 @@ fn document_error(e: serde_json::Error) -> StoreError {
 
 /// The most bytes (roughly: text and blob lengths, plus 16 per value) one remembered result may
 /// take; larger results are read again each time.
-const REMEMBER_MAX_ENTRY_BYTES: usize = 64 * 1024;
-/// The most bytes all remembered results together may take; the least recently used go first.
-const REMEMBER_MAX_BYTES: usize = 1024 * 1024;
+const REMEMBER_MAX_ENTRY_BYTES: usize = 32 * 1024;
+/// The most bytes all remembered results of one holder may take; the least recently used go
+/// first. Small, because one isolate can host many Durable Object instances within its 128 MB;
+/// a `get_workspace_context` of a workspace well into its journey reads a few tens of KB.
+const REMEMBER_MAX_BYTES: usize = 256 * 1024;
 
 /// A [`Db`] that remembers the rows of its reads until its next write, for a holder that is the
 /// only way into its database (a Durable Object instance and its own SQLite: no other instance
@@ -511,23 +513,25 @@ mod tests {
     #[test]
     fn results_are_bounded_by_size_least_recently_used_first() {
         let db = Remembering::new(CountingDb::default());
-        let big = "x".repeat(REMEMBER_MAX_ENTRY_BYTES);
-        let _ = db.query(Stmt::new("SELECT ? AS x", vec![big.into()])).unwrap();
+        let echo = |text: &str| db.query(Stmt::new("SELECT ? AS x", vec![text.into()])).unwrap();
+        let _ = echo(&"x".repeat(REMEMBER_MAX_ENTRY_BYTES));
         assert_eq!(db.remembered(), 0, "a result over the entry bound is not kept");
-        // Each about 40 KB (the parameter and the row): about 26 fit in 1 MiB.
-        let text = |i: i64| format!("{i:020000}");
-        for i in 0..40 {
-            let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(i).into()])).unwrap();
+        // Each entry: the text as parameter and as value, 16 bytes each, the column's name and
+        // the statement.
+        let len = REMEMBER_MAX_ENTRY_BYTES / 4;
+        let fit = REMEMBER_MAX_BYTES / (2 * len + 2 * 16 + 16 + 1 + "SELECT ? AS x".len());
+        let text = |i: usize| format!("{i:0len$}");
+        for i in 0..2 * fit {
+            let _ = echo(&text(i));
             // Keep the first one in use.
-            let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(0).into()])).unwrap();
+            let _ = echo(&text(0));
         }
-        let kept = db.remembered();
-        assert!((20..=26).contains(&kept), "{kept}");
+        assert_eq!(db.remembered(), fit);
         let before = ran(&db);
-        let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(0).into()])).unwrap();
-        let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(39).into()])).unwrap();
+        let _ = echo(&text(0));
+        let _ = echo(&text(2 * fit - 1));
         assert_eq!(ran(&db), before, "the most recently used are still there");
-        let _ = db.query(Stmt::new("SELECT ? AS x", vec![text(1).into()])).unwrap();
+        let _ = echo(&text(1));
         assert_eq!(ran(&db), before + 1, "the least recently used went first");
     }
 }
