@@ -138,7 +138,13 @@ impl Rows {
     }
     /// The first column of the first row as an integer (for `COUNT(*)` and the like).
     pub fn scalar_i64(&self) -> Option<i64> {
-        match self.rows.first()?.first()? {
+        self.first_i64(0)
+    }
+
+    /// Column `column` of the first row as an integer (`None` for NULL, text or no row): for
+    /// aggregates read without a row type, whose decoder would be one more in the wasm.
+    pub fn first_i64(&self, column: usize) -> Option<i64> {
+        match self.rows.first()?.get(column)? {
             SqlValue::Integer(i) => Some(*i),
             SqlValue::Real(f) => Some(*f as i64),
             _ => None,
@@ -224,8 +230,7 @@ fn document_error(e: serde_json::Error) -> StoreError {
 /// The most bytes (roughly: text and blob lengths, plus 16 per value) one remembered result may
 /// take; larger results are read again each time.
 const REMEMBER_MAX_ENTRY_BYTES: usize = 32 * 1024;
-/// The most bytes all remembered results of one holder may take; the least recently used go
-/// first. Small, because one isolate can host many Durable Object instances within its 128 MB;
+/// The most bytes all remembered results of one holder may take; past it, it starts over. Small, because one isolate can host many Durable Object instances within its 128 MB;
 /// a `get_workspace_context` of a workspace well into its journey reads a few tens of KB.
 const REMEMBER_MAX_BYTES: usize = 256 * 1024;
 
@@ -243,23 +248,25 @@ const REMEMBER_MAX_BYTES: usize = 256 * 1024;
 /// a read that depends on the time takes it as a parameter, or compares in Rust.
 ///
 /// A result that comes back is a copy of the rows read then; nothing is shared with the caller.
+/// A read with a float parameter is not remembered (`0.0` and `-0.0` are equal as parameters but
+/// a `SELECT ?` returns them apart), so parameters compare with `==`.
 pub struct Remembering<D> {
     db: D,
-    /// Least recently used first.
     reads: std::cell::RefCell<Vec<Remembered>>,
+    /// Their bytes, together.
+    bytes: std::cell::Cell<usize>,
 }
 
 struct Remembered {
     sql: &'static str,
     params: Vec<SqlValue>,
     rows: Rows,
-    bytes: usize,
 }
 
 impl<D: Db> Remembering<D> {
     /// Wraps the only handle on a database.
     pub fn new(db: D) -> Self {
-        Remembering { db, reads: std::cell::RefCell::default() }
+        Remembering { db, reads: std::cell::RefCell::default(), bytes: std::cell::Cell::new(0) }
     }
 
     /// How many results are remembered now.
@@ -276,6 +283,7 @@ impl<D: Db> Remembering<D> {
 
     fn forget(&self) {
         self.reads.borrow_mut().clear();
+        self.bytes.set(0);
     }
 }
 
@@ -290,14 +298,8 @@ impl<D: Db> Db for Remembering<D> {
         // Looked up before the statement is classified: only a rememberable statement's text is
         // ever stored, so a hit is one, and the classification (a scan of the text) runs on
         // misses only.
-        {
-            let mut reads = self.reads.borrow_mut();
-            if let Some(i) = reads.iter().position(|r| same_read(r, &stmt)) {
-                let hit = reads.remove(i);
-                let rows = hit.rows.clone();
-                reads.push(hit);
-                return Ok(rows);
-            }
+        if let Some(hit) = self.reads.borrow().iter().find(|r| r.sql == stmt.sql && r.params == stmt.params) {
+            return Ok(hit.rows.clone());
         }
         if !rememberable(stmt.sql) {
             self.forget();
@@ -305,14 +307,18 @@ impl<D: Db> Db for Remembering<D> {
         }
         let (sql, params) = (stmt.sql, stmt.params.clone());
         let rows = self.db.query(stmt)?;
-        let bytes = rows_bytes(&rows) + params_bytes(&params) + sql.len();
-        if bytes <= REMEMBER_MAX_ENTRY_BYTES {
-            let mut reads = self.reads.borrow_mut();
-            let mut total: usize = reads.iter().map(|r| r.bytes).sum::<usize>() + bytes;
-            while total > REMEMBER_MAX_BYTES && !reads.is_empty() {
-                total -= reads.remove(0).bytes;
+        let bytes = sql.len()
+            + values_bytes(&params)
+            + rows.columns.iter().map(|c| 16 + c.len()).sum::<usize>()
+            + rows.rows.iter().map(|row| values_bytes(row)).sum::<usize>();
+        if bytes <= REMEMBER_MAX_ENTRY_BYTES && !params.iter().any(|p| matches!(p, SqlValue::Real(_))) {
+            // When full, start over: a workspace's context is a few tens of KB, so this happens
+            // only to reads that are many and large, which gain least from being remembered.
+            if self.bytes.get() + bytes > REMEMBER_MAX_BYTES {
+                self.forget();
             }
-            reads.push(Remembered { sql, params, rows: rows.clone(), bytes });
+            self.bytes.set(self.bytes.get() + bytes);
+            self.reads.borrow_mut().push(Remembered { sql, params, rows: rows.clone() });
         }
         Ok(rows)
     }
@@ -331,65 +337,46 @@ fn rememberable(sql: &str) -> bool {
     /// SQLite's functions and keywords whose value is not decided by the data: the date and time
     /// functions (all of them, since each can read the clock through `'now'`), `CURRENT_*`,
     /// randomness, and the connection's counters.
-    const UNDECIDED: &[&str] = &[
-        "random",
-        "randomblob",
-        "changes",
-        "total_changes",
-        "last_insert_rowid",
-        "now",
-        "date",
-        "time",
-        "datetime",
-        "julianday",
-        "unixepoch",
-        "strftime",
-        "timediff",
-        "current_date",
-        "current_time",
-        "current_timestamp",
+    const UNDECIDED: &[&[u8]] = &[
+        b"random",
+        b"randomblob",
+        b"changes",
+        b"total_changes",
+        b"last_insert_rowid",
+        b"now",
+        b"date",
+        b"time",
+        b"datetime",
+        b"julianday",
+        b"unixepoch",
+        b"strftime",
+        b"timediff",
+        b"current_date",
+        b"current_time",
+        b"current_timestamp",
     ];
-    let text = sql.trim_start();
-    let starts_with_select = text.get(..6).is_some_and(|w| w.eq_ignore_ascii_case("select"))
-        && !text[6..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
-    starts_with_select
-        && !text.contains(';')
-        && !text
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|word| UNDECIDED.iter().any(|u| word.eq_ignore_ascii_case(u)))
+    // Bytes rather than chars: the classification is a few comparisons per word, and anything
+    // not ASCII counts as a separator, which can only make a statement look like a write.
+    let bytes = sql.as_bytes();
+    let start = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    let mut words = bytes[start..].split(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
+    words.next().is_some_and(|first| first.eq_ignore_ascii_case(b"select"))
+        && !bytes.contains(&b';')
+        && words.all(|word| !UNDECIDED.iter().any(|u| word.eq_ignore_ascii_case(u)))
 }
 
-/// The same statement with the same parameters. Floats compare by their bits: `0.0` and `-0.0`
-/// are different parameters (a `SELECT ?` returns them apart), and a NaN equals itself.
-fn same_read(r: &Remembered, stmt: &Stmt) -> bool {
-    let same_value = |a: &SqlValue, b: &SqlValue| match (a, b) {
-        (SqlValue::Null, SqlValue::Null) => true,
-        (SqlValue::Integer(a), SqlValue::Integer(b)) => a == b,
-        (SqlValue::Real(a), SqlValue::Real(b)) => a.to_bits() == b.to_bits(),
-        (SqlValue::Text(a), SqlValue::Text(b)) => a == b,
-        (SqlValue::Blob(a), SqlValue::Blob(b)) => a == b,
-        _ => false,
-    };
-    (std::ptr::eq(r.sql, stmt.sql) || r.sql == stmt.sql)
-        && r.params.len() == stmt.params.len()
-        && r.params.iter().zip(&stmt.params).all(|(a, b)| same_value(a, b))
-}
-
-fn value_bytes(v: &SqlValue) -> usize {
-    16 + match v {
-        SqlValue::Text(s) => s.len(),
-        SqlValue::Blob(b) => b.len(),
-        _ => 0,
-    }
-}
-
-fn params_bytes(params: &[SqlValue]) -> usize {
-    params.iter().map(value_bytes).sum()
-}
-
-fn rows_bytes(rows: &Rows) -> usize {
-    rows.columns.iter().map(|c| 16 + c.len()).sum::<usize>()
-        + rows.rows.iter().map(|row| params_bytes(row)).sum::<usize>()
+/// About what `values` take in memory: 16 bytes each, and their text or bytes.
+fn values_bytes(values: &[SqlValue]) -> usize {
+    values
+        .iter()
+        .map(|v| {
+            16 + match v {
+                SqlValue::Text(s) => s.len(),
+                SqlValue::Blob(b) => b.len(),
+                _ => 0,
+            }
+        })
+        .sum()
 }
 
 #[cfg(test)]
@@ -499,19 +486,20 @@ mod tests {
     }
 
     #[test]
-    fn floats_are_parameters_by_their_bits() {
+    fn a_read_with_a_float_parameter_is_not_remembered() {
         let db = Remembering::new(CountingDb::default());
         let echo = |x: f64| db.query(Stmt::new("SELECT ? AS x", vec![x.into()])).unwrap().rows[0][0].clone();
         assert_eq!(echo(0.0), SqlValue::Real(0.0));
+        // Equal to 0.0 as a parameter, yet another answer.
         match echo(-0.0) {
             SqlValue::Real(x) => assert!(x.is_sign_negative()),
             other => panic!("{other:?}"),
         }
-        assert_eq!(db.remembered(), 2);
+        assert_eq!(db.remembered(), 0);
     }
 
     #[test]
-    fn results_are_bounded_by_size_least_recently_used_first() {
+    fn results_are_bounded_by_size() {
         let db = Remembering::new(CountingDb::default());
         let echo = |text: &str| db.query(Stmt::new("SELECT ? AS x", vec![text.into()])).unwrap();
         let _ = echo(&"x".repeat(REMEMBER_MAX_ENTRY_BYTES));
@@ -521,17 +509,17 @@ mod tests {
         let len = REMEMBER_MAX_ENTRY_BYTES / 4;
         let fit = REMEMBER_MAX_BYTES / (2 * len + 2 * 16 + 16 + 1 + "SELECT ? AS x".len());
         let text = |i: usize| format!("{i:0len$}");
-        for i in 0..2 * fit {
+        for i in 0..fit {
             let _ = echo(&text(i));
-            // Keep the first one in use.
-            let _ = echo(&text(0));
         }
         assert_eq!(db.remembered(), fit);
         let before = ran(&db);
         let _ = echo(&text(0));
-        let _ = echo(&text(2 * fit - 1));
-        assert_eq!(ran(&db), before, "the most recently used are still there");
-        let _ = echo(&text(1));
-        assert_eq!(ran(&db), before + 1, "the least recently used went first");
+        assert_eq!(ran(&db), before, "all still there");
+        // One more does not fit: it starts over.
+        let _ = echo(&text(fit));
+        assert_eq!(db.remembered(), 1);
+        let _ = echo(&text(0));
+        assert_eq!(ran(&db), before + 2);
     }
 }

@@ -98,7 +98,8 @@ impl Tool for ContactSupport {
         }
         let category = input.category.unwrap_or(Category::Other);
         let current = billing::current(cx.db, cx.config)?;
-        let pending: Vec<_> = approvals::open(cx.db, cx.now_ms, 10)?
+        let pending: Vec<_> = approvals::open_now(cx.db, cx.now_ms, 10)?
+            .newest
             .into_iter()
             .map(|a| json!({ "id": a.id, "action": a.action, "summary": a.summary }))
             .collect();

@@ -286,27 +286,6 @@ pub fn load(db: &dyn Db, id: &str) -> Result<Option<Record>, StoreError> {
     Ok(decode(rows)?.into_iter().next())
 }
 
-/// The approvals waiting for the user or being carried out, newest first.
-pub fn open(db: &dyn Db, now_ms: i64, limit: i64) -> Result<Vec<Record>, StoreError> {
-    decode(db.rows(
-        "SELECT id, action, args, summary, impact, cost, irreversible, status, result, created_at, expires_at, decided_at \
-         FROM approvals WHERE (status = 'pending' AND expires_at > ?) OR status = 'executing' \
-         ORDER BY created_at DESC, id LIMIT ?",
-        vec![now_ms.into(), limit.into()],
-    )?)
-}
-
-/// How many approvals are open.
-pub fn count_open(db: &dyn Db, now_ms: i64) -> Result<i64, StoreError> {
-    Ok(db
-        .query(Stmt::new(
-            "SELECT COUNT(*) FROM approvals WHERE (status = 'pending' AND expires_at > ?) OR status = 'executing'",
-            vec![now_ms.into()],
-        ))?
-        .scalar_i64()
-        .unwrap_or(0))
-}
-
 /// The open approvals at `now_ms`, after the overdue ones expired: the newest ones (at most
 /// `limit`) and how many there are in all.
 #[derive(Debug)]
@@ -320,27 +299,25 @@ pub struct OpenApprovals {
 /// How many approvals are pending or executing, and the earliest expiry among the pending ones.
 /// The statement does not take the time, so a holder that remembers reads
 /// ([`crate::store::Remembering`]) answers it again without SQLite until the next write.
-#[derive(Deserialize)]
 struct Tally {
     count: i64,
     next_expiry: Option<i64>,
 }
 
 fn tally(db: &dyn Db) -> Result<Tally, StoreError> {
-    Ok(db
-        .row(
-            "SELECT COUNT(*) AS count, MIN(CASE WHEN status = 'pending' THEN expires_at END) AS next_expiry \
-             FROM approvals WHERE status IN ('pending', 'executing')",
-            vec![],
-        )?
-        .unwrap_or(Tally { count: 0, next_expiry: None }))
+    let rows = db.query(Stmt::new(
+        "SELECT COUNT(*), MIN(CASE WHEN status = 'pending' THEN expires_at END) \
+         FROM approvals WHERE status IN ('pending', 'executing')",
+        vec![],
+    ))?;
+    Ok(Tally { count: rows.first_i64(0).unwrap_or(0), next_expiry: rows.first_i64(1) })
 }
 
-/// Expires the overdue approvals, then reads the open ones ([`OpenApprovals`]), in two
-/// statements when none is overdue and one when none is open. Once nothing pending is overdue,
-/// "pending and not expired, or executing" (what [`open`] and [`count_open`] ask with the time)
-/// is simply "pending or executing", so neither read takes the time; this holds because no
-/// await separates the expiry from the reads.
+/// The approvals waiting for the user or being carried out: expires the overdue ones, then
+/// reads the open ones ([`OpenApprovals`]), in two statements when none is overdue and one when
+/// none is open. Once nothing pending is overdue, "pending and not expired, or executing" is
+/// simply "pending or executing", so neither read takes the time; this holds because no await
+/// separates the expiry from the reads.
 pub fn open_now(db: &dyn Db, now_ms: i64, limit: i64) -> Result<OpenApprovals, StoreError> {
     let mut open = tally(db)?;
     if open.next_expiry.is_some_and(|at| at <= now_ms) {

@@ -103,7 +103,7 @@ fn asking_again_returns_the_same_open_approval() {
     assert!(again.text.contains("Already waiting"), "{}", again.text);
     let other = w.request("b", ProbeOutcome::Ok);
     assert_ne!(other.data.approval.id, a.id, "other arguments, another approval");
-    assert_eq!(count_open(&w.db, NOW_MS).unwrap(), 2);
+    assert_eq!(open_now(&w.db, NOW_MS, 0).unwrap().count, 2);
     assert_eq!(transitions(&w.db, &a.id), vec![(String::new(), "pending".into(), "user_1/client_1".into())]);
     assert_eq!(schedule::due_at::<ExpireApproval>(&w.db, &a.id).unwrap(), Some(NOW_MS + DEFAULT_TTL_MS));
 
@@ -125,7 +125,7 @@ fn a_refused_proposal_stores_nothing() {
     ))
     .unwrap_err();
     assert_eq!(refusal, Refusal::guidance("The probe refuses."));
-    assert_eq!(count_open(&w.db, NOW_MS).unwrap(), 0);
+    assert_eq!(open_now(&w.db, NOW_MS, 0).unwrap().count, 0);
     assert_eq!(schedule::next_due(&w.db).unwrap(), None);
 }
 
@@ -154,7 +154,7 @@ fn approving_executes_exactly_once_and_later_decisions_see_the_outcome() {
         ]
     );
     assert_eq!(schedule::next_due(&w.db).unwrap(), None, "expiry and watchdog jobs are gone");
-    assert_eq!(count_open(&w.db, NOW_MS + 20).unwrap(), 0);
+    assert_eq!(open_now(&w.db, NOW_MS + 20, 0).unwrap().count, 0);
     // Once decided, the same arguments make a new approval.
     assert_ne!(w.request_at("a", ProbeOutcome::Ok, NOW_MS + 30).data.approval.id, id);
 }
