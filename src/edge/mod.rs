@@ -178,25 +178,40 @@ impl Kv for EdgePlatform {
     }
 }
 
-/// POSTs a JSON operation to a Durable Object stub and decodes its JSON answer (one JS crossing
-/// each way, through the `call_object` helper below).
+/// POSTs a JSON operation to a Durable Object stub and decodes its JSON answer.
 async fn ask_object<Op: Serialize, Reply: DeserializeOwned>(
     stub: worker::Stub,
     url: &str,
     op: &Op,
 ) -> Result<Reply, ObjectError> {
     let body = serde_json::to_string(op).map_err(|e| ObjectError::Failed(format!("encoding: {e}")))?;
-    let stub = stub.into_rpc::<wasm_bindgen::JsValue>();
-    let answer = worker::wasm_bindgen_futures::JsFuture::from(call_object(&stub, url, body))
-        .await
-        .map_err(|e| ObjectError::Failed(format!("object fetch: {e:?}")))?
-        .as_string()
-        .unwrap_or_default();
-    let (status, text) = answer.split_once('\n').unwrap_or(("", &answer));
-    if status != "200" {
-        return Err(ObjectError::Failed(format!("object answered {status}: {text}")));
-    }
-    crate::json::decode::<Reply>(text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
+    let text = object_text(stub, url.to_owned(), body).await.map_err(ObjectError::Failed)?;
+    crate::json::decode::<Reply>(&text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
+}
+
+/// POSTs `body` to `url` on a Durable Object stub and returns the text of its 200 answer, with
+/// one crossing for the request and one for the whole answer (the `call_object` helper below)
+/// instead of a stream read chunk by chunk through `worker::Response` (a tenth of a tool call's
+/// CPU under load). Not generic and boxed, so that it exists once in the wasm rather than in
+/// every caller's state machine.
+fn object_text(
+    stub: worker::Stub,
+    url: String,
+    body: String,
+) -> LocalBoxFuture<'static, Result<String, String>> {
+    Box::pin(async move {
+        let stub = stub.into_rpc::<wasm_bindgen::JsValue>();
+        let answer = worker::wasm_bindgen_futures::JsFuture::from(call_object(&stub, &url, body))
+            .await
+            .map_err(|e| format!("object fetch: {e:?}"))?
+            .as_string()
+            .unwrap_or_default();
+        match answer.split_once('\n') {
+            Some(("200", text)) => Ok(text.to_owned()),
+            Some((status, text)) => Err(format!("object answered {status}: {text}")),
+            None => Err(format!("object answered {answer}")),
+        }
+    })
 }
 
 impl AuthObjects for EdgePlatform {
@@ -242,48 +257,22 @@ impl AuthObjects for EdgePlatform {
 }
 
 impl EdgePlatform {
-    /// POSTs `body` as JSON to `path` on workspace `workspace`'s Durable Object and decodes the
-    /// JSON answer.
-    async fn send<T: serde::de::DeserializeOwned>(
-        &self,
-        workspace: &str,
-        path: &str,
-        body: &impl serde::Serialize,
-    ) -> Result<T, String> {
-        let text = self.send_text(workspace, path, body).await?;
-        crate::json::decode::<T>(&text).map_err(|e| format!("decoding answer: {e}"))
-    }
-
-    /// [`EdgePlatform::send`]'s answer as text.
+    /// POSTs `body`, encoded by the caller, to `path` on workspace `workspace`'s Durable Object
+    /// and returns the answer's text. Takes the encoding's result rather than the value, so that
+    /// it is not generic (one copy in the wasm for tool calls and ops alike).
     async fn send_text(
         &self,
         workspace: &str,
         path: &str,
-        body: &impl serde::Serialize,
+        body: serde_json::Result<String>,
     ) -> Result<String, String> {
         let stub = self
             .env
             .durable_object(WORKSPACE_BINDING)
             .and_then(|ns| ns.get_by_name(workspace))
-            .map_err(|e| format!("workspace stub: {e}"))?
-            .into_rpc::<wasm_bindgen::JsValue>();
-        let body = serde_json::to_string(body).map_err(|e| format!("encoding request: {e}"))?;
-        // One crossing for the request and one for the whole answer, instead of a stream read
-        // chunk by chunk through `worker::Response` (a tenth of a tool call's CPU under load).
-        let answer = worker::wasm_bindgen_futures::JsFuture::from(call_object(
-            &stub,
-            &format!("https://workspace{path}"),
-            body,
-        ))
-        .await
-        .map_err(|e| format!("workspace fetch: {e:?}"))?
-        .as_string()
-        .unwrap_or_default();
-        match answer.split_once('\n') {
-            Some(("200", text)) => Ok(text.to_owned()),
-            Some((status, text)) => Err(format!("workspace answered {status}: {text}")),
-            None => Err(format!("workspace answered {answer}")),
-        }
+            .map_err(|e| format!("workspace stub: {e}"))?;
+        let body = body.map_err(|e| format!("encoding request: {e}"))?;
+        object_text(stub, format!("https://workspace{path}"), body).await
     }
 }
 
@@ -291,7 +280,8 @@ impl ToolBackend for EdgePlatform {
     /// Forwards the call to the workspace's Durable Object, which runs the tool next to its data.
     fn call_tool(&self, call: ToolCall) -> LocalBoxFuture<'_, Result<ToolAnswer, String>> {
         Box::pin(async move {
-            let frame = self.send_text(&call.principal.workspace.clone(), "/tool", &call).await?;
+            let frame =
+                self.send_text(&call.principal.workspace, "/tool", serde_json::to_string(&call)).await?;
             ToolAnswer::from_frame(&frame)
         })
     }
@@ -300,7 +290,10 @@ impl ToolBackend for EdgePlatform {
 impl Workspaces for EdgePlatform {
     fn op(&self, workspace: &str, op: Op) -> LocalBoxFuture<'_, Result<OpReply, String>> {
         let workspace = workspace.to_owned();
-        Box::pin(async move { self.send(&workspace, "/op", &op).await })
+        Box::pin(async move {
+            let text = self.send_text(&workspace, "/op", serde_json::to_string(&op)).await?;
+            crate::json::decode::<OpReply>(&text).map_err(|e| format!("decoding answer: {e}"))
+        })
     }
 }
 

@@ -46,8 +46,15 @@ impl DurableObject for Workspace {
         };
         let db = &self.db;
         let svc = Services { db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
-        let response = match req.path().as_str() {
-            "/tool" => match super::read_json::<ToolCall>(&mut req).await {
+        // The body is read once, before the route: each `await` of it in a branch was another
+        // copy of the request's read in this function's state machine (wasm size).
+        let path = req.path();
+        let body = match req.text().await {
+            Ok(body) => body,
+            Err(e) => return Response::error(format!("unreadable body: {e}"), 400),
+        };
+        let response = match path.as_str() {
+            "/tool" => match crate::json::decode::<ToolCall>(&body) {
                 Ok(call) => {
                     let structured_content = call.structured_content;
                     let outcome =
@@ -57,7 +64,7 @@ impl DurableObject for Workspace {
                 }
                 Err(e) => Response::error(format!("bad call: {e}"), 400),
             },
-            "/op" => match super::read_json::<Op>(&mut req).await {
+            "/op" => match crate::json::decode::<Op>(&body) {
                 Ok(op) => match workspace::handle_op(&svc, &self.opened, op).await {
                     Ok(reply) => Response::from_json(&reply),
                     Err(e) => Response::error(format!("op failed: {e}"), 500),
@@ -65,7 +72,7 @@ impl DurableObject for Workspace {
                 Err(e) => Response::error(format!("bad op: {e}"), 400),
             },
             // The object's id is the routing id carried by the user's opaque tokens.
-            "/account" => match super::read_json::<AccountOp>(&mut req).await {
+            "/account" => match crate::json::decode::<AccountOp>(&body) {
                 Ok(op) => {
                     match grants::apply(db, &self.opened, &self.state.id().to_string(), op, svc.now_ms) {
                         Ok(reply) => Response::from_json(&reply),
