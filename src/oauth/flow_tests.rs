@@ -1468,17 +1468,7 @@ mod token_endpoint {
         let p = TestPlatform::with_config(config);
         let client_id = register_client(&p, LOOPBACK);
         let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
-        let unknown = |route: &str| {
-            token_request(
-                &p,
-                &[
-                    ("grant_type", "refresh_token"),
-                    ("client_id", "vsc_00000000000000000000000000000000"),
-                    ("refresh_token", &format!("vsrt_{route}_{}", "b".repeat(64))),
-                ],
-                &[],
-            )
-        };
+        let unknown = |route: &str| unknown_refresh(&p, route);
         // Unknown clients with ever-new grants: each refused, and each counted.
         for route in ["a", "c", "d"] {
             assert_error(&unknown(&route.repeat(64)), 401, "invalid_client");
@@ -1490,6 +1480,20 @@ mod token_endpoint {
         // Another address has its own budget, and the refused exchange did not burn the code.
         let elsewhere = exchange_with(&p, &client_id, &code, CALLBACK, &[("cf-connecting-ip", "192.0.2.99")]);
         assert_eq!(elsewhere.status, 200, "{}", html(&elsewhere));
+    }
+
+    /// A refresh with a well-formed token of grant route `route` from a client that does not
+    /// exist: refused at client authentication, after the rate limits are spent.
+    fn unknown_refresh(p: &TestPlatform, route: &str) -> HttpResponse {
+        token_request(
+            p,
+            &[
+                ("grant_type", "refresh_token"),
+                ("client_id", "vsc_00000000000000000000000000000000"),
+                ("refresh_token", &format!("vsrt_{route}_{}", "b".repeat(64))),
+            ],
+            &[],
+        )
     }
 
     /// The buckets stored in the rate limiter's object of the test address, by name.
@@ -1531,17 +1535,7 @@ mod token_endpoint {
             assert_error(&limited, 429, "too_many_requests");
             assert_eq!(limited.header("retry-after"), Some("60"));
         }
-        let unknown = |route: &str| {
-            token_request(
-                &p,
-                &[
-                    ("grant_type", "refresh_token"),
-                    ("client_id", "vsc_00000000000000000000000000000000"),
-                    ("refresh_token", &format!("vsrt_{route}_{}", "b".repeat(64))),
-                ],
-                &[],
-            )
-        };
+        let unknown = |route: &str| unknown_refresh(&p, route);
         assert_error(&unknown(&"a".repeat(64)), 401, "invalid_client");
         assert_error(&unknown(&"c".repeat(64)), 401, "invalid_client");
         let limited = unknown(&"d".repeat(64));
