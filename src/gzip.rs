@@ -6,10 +6,10 @@
 //! JSON-RPC envelope's head with the request's id, sent as a *stored* deflate block (RFC 1951
 //! §3.2.4: a 5-byte header and the bytes as they are), followed by the runtime's deflate stream
 //! of the fixed text as it came, and a trailer whose CRC-32 is combined from the head's and the
-//! text's (the text's is computed once). A stored block ends on a byte boundary, where the next
-//! block may start, so the runtime's stream needs no re-encoding: per request this costs the
-//! head's CRC and a copy of the compressed bytes (about a seventh of the text's for
-//! `tools/list`), instead of a copy of the whole text.
+//! text's (the text's is read from the runtime's own trailer). A stored block ends on a byte
+//! boundary, where the next block may start, so the runtime's stream needs no re-encoding: per
+//! request this costs the head's CRC and a copy of the compressed bytes (about a sixth of the
+//! text's for `tools/list`), instead of a copy of the whole text.
 
 /// The reflected CRC-32 polynomial of gzip (RFC 1952 §8).
 const POLY: u32 = 0xedb8_8320;
