@@ -100,23 +100,28 @@ impl Platform for EdgePlatform {
         &crypto::WebCryptoRs256
     }
     fn deflated(&self, result: &Rc<str>) -> Option<Rc<Deflated>> {
-        DEFLATED.with(|cache| {
+        let known = DEFLATED.with(|cache| {
+            cache.borrow().iter().find(|(text, _)| Rc::ptr_eq(text, result)).map(|(_, slot)| slot.clone())
+        });
+        if let Some(slot) = known {
+            return slot;
+        }
+        if !self.ctx.is_object() {
+            return None;
+        }
+        // Shared results come from per-isolate caches with a handful of entries; the bound only
+        // guards against a caller handing over results that are not shared.
+        let key = DEFLATED.with(|cache| {
             let mut cache = cache.borrow_mut();
-            if let Some((_, slot)) = cache.iter().find(|(text, _)| Rc::ptr_eq(text, result)) {
-                return slot.clone();
-            }
-            // Shared results come from per-isolate caches with a handful of entries; the bound
-            // only guards against a caller handing over results that are not shared.
             let key = u32::try_from(cache.len()).ok().filter(|&k| k < MAX_DEFLATED)?;
-            if !self.ctx.is_object() {
-                return None;
-            }
             cache.push((Rc::clone(result), None));
-            DEFLATE_DONE.with(|then| {
-                wait_until(&self.ctx, &deflate(result, RESULT_TAIL, key, then.as_ref().unchecked_ref()));
-            });
-            None
-        })
+            Some(key)
+        })?;
+        // Called with the cache no longer borrowed, so that `DEFLATE_DONE` may run at any time.
+        DEFLATE_DONE.with(|then| {
+            wait_until(&self.ctx, &deflate(result, RESULT_TAIL, key, then.as_ref().unchecked_ref()));
+        });
+        None
     }
 }
 
