@@ -133,11 +133,7 @@ impl Deflated {
 pub fn accepts_gzip(accept_encoding: Option<&str>) -> bool {
     let Some(header) = accept_encoding else { return false };
     let mut star = false;
-    for coding in header.split(',') {
-        let mut parts = coding.split(';');
-        let name = parts.next().unwrap_or("").trim();
-        let refused = parts
-            .any(|p| p.trim().strip_prefix("q=").is_some_and(|q| crate::mcp::is_refusing_qvalue(q.trim())));
+    for (name, refused) in crate::mcp::weighted_list(header) {
         if name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip") {
             return !refused;
         }

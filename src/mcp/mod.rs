@@ -246,15 +246,11 @@ fn choose_format(accept: Option<&str>) -> Option<bool> {
     let Some(accept) = accept else { return Some(false) };
     let mut json = false;
     let mut sse = false;
-    for range in accept.split(',') {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let refused =
-            parts.any(|p| p.trim().strip_prefix("q=").is_some_and(|q| is_refusing_qvalue(q.trim())));
+    for (media, refused) in weighted_list(accept) {
         if refused {
             continue;
         }
-        match media.as_str() {
+        match media.to_ascii_lowercase().as_str() {
             "application/json" | "application/*" => json = true,
             "text/event-stream" | "text/*" => sse = true,
             "*/*" => {
@@ -273,12 +269,24 @@ fn choose_format(accept: Option<&str>) -> Option<bool> {
     }
 }
 
+/// The elements of a list header with weights (`Accept`, `Accept-Encoding`; RFC 9110 §12.4.2),
+/// each as its name, trimmed, and whether its `q` parameter refuses it.
+pub fn weighted_list(header: &str) -> impl Iterator<Item = (&str, bool)> {
+    header.split(',').map(|element| {
+        let mut parts = element.split(';');
+        let name = parts.next().unwrap_or("").trim();
+        let refused =
+            parts.any(|p| p.trim().strip_prefix("q=").is_some_and(|q| is_refusing_qvalue(q.trim())));
+        (name, refused)
+    })
+}
+
 /// Whether a `q` parameter refuses its media range (or, in `Accept-Encoding`, its coding): a decimal number zero or below (RFC 9110
 /// §12.4.2: "a weight of 0 means not acceptable"). Read by hand rather than with
 /// `str::parse::<f32>`, whose float parser and its tables cost the Worker's wasm about 12 KB for
 /// this one header parameter; plain decimals (`0`, `0.000`, `-1`, `.0`) are judged as the float
 /// parser would, anything else (`1`, `0.5`, garbage) does not refuse.
-pub fn is_refusing_qvalue(q: &str) -> bool {
+fn is_refusing_qvalue(q: &str) -> bool {
     let (negative, digits) = match q.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, q.strip_prefix('+').unwrap_or(q)),
