@@ -18,6 +18,17 @@ use crate::store::{Db, Remembering};
 use crate::testing::{CountingDb, NOW_MS, Probe, ProbeArgs, ProbeOutcome, block_on, principal, test_config};
 use crate::tools::{Outcome, ToolCx, ToolOutcome};
 
+/// A call of `tool` by `principal`, as the Worker sends one.
+fn tool_call(principal: &Principal, tool: &str, arguments: Value) -> ToolCall {
+    ToolCall {
+        tool: tool.into(),
+        arguments,
+        principal: principal.clone(),
+        request_id: "req_1".into(),
+        structured_content: true,
+    }
+}
+
 /// One object instance: its one way into the database, and what it remembers besides.
 struct Instance {
     db: Remembering<CountingDb>,
@@ -37,13 +48,7 @@ impl Instance {
     }
 
     fn call_as(&self, principal: &Principal, tool: &str, arguments: Value, now_ms: i64) -> ToolOutcome {
-        let call = ToolCall {
-            tool: tool.into(),
-            arguments,
-            principal: principal.clone(),
-            request_id: "req_1".into(),
-            structured_content: true,
-        };
+        let call = tool_call(principal, tool, arguments);
         block_on(call_tool_opened(&self.db, &self.opened, &self.config, &NoNetwork, call, now_ms))
     }
 
@@ -69,13 +74,7 @@ impl Instance {
     /// them, then read again to see that it is remembered whole.
     fn context(&self, now_ms: i64) -> Value {
         let remembered = self.call("get_workspace_context", json!({}), now_ms);
-        let call = ToolCall {
-            tool: "get_workspace_context".into(),
-            arguments: json!({}),
-            principal: self.principal.clone(),
-            request_id: "req_1".into(),
-            structured_content: true,
-        };
+        let call = tool_call(&self.principal, "get_workspace_context", json!({}));
         // A fresh instance's call, straight to the database. It writes nothing: the schema and
         // the owner are in place, and the remembered call just expired whatever was overdue.
         let fresh = block_on(call_tool(self.db.unremembered(), &self.config, &NoNetwork, call, now_ms));
