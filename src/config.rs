@@ -578,13 +578,17 @@ fn host_of(origin: &str) -> &str {
 }
 
 /// Whether a host (`127.0.0.1`, `[::1]:80`, `localhost:8787`…) is a loopback name.
+/// A local deployment checks every request's `Host` with it, so it allocates nothing.
 pub fn is_loopback_host(authority: &str) -> bool {
-    let host = host_of(authority).to_ascii_lowercase();
-    host == "localhost"
+    let host = host_of(authority);
+    host.eq_ignore_ascii_case("localhost")
         || host == "::1"
         || host.strip_prefix("127.").is_some_and(|rest| {
-            let parts: Vec<&str> = rest.split('.').collect();
-            parts.len() == 3 && parts.iter().all(|p| p.parse::<u8>().is_ok())
+            let mut parts = 0;
+            rest.split('.').all(|p| {
+                parts += 1;
+                p.parse::<u8>().is_ok()
+            }) && parts == 3
         })
 }
 
@@ -810,7 +814,15 @@ mod tests {
         {
             assert!(is_loopback_host(h), "{h}");
         }
-        for h in ["evil.example.com", "127.0.0.1.nip.io", "128.0.0.1", "localhost.evil", "[::2]"] {
+        for h in [
+            "evil.example.com",
+            "127.0.0.1.nip.io",
+            "128.0.0.1",
+            "localhost.evil",
+            "[::2]",
+            "127.0.1",
+            "127.0.0.256",
+        ] {
             assert!(!is_loopback_host(h), "{h}");
         }
     }

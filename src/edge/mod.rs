@@ -319,12 +319,21 @@ export function read_head(req) {
   return head;
 }
 export function respond(status, head, body) {
-  const headers = new Headers();
+  // A plain object, as most Workers pass their headers, unless a name repeats (`set-cookie`).
+  let headers = Object.create(null);
   const parts = head.split("\n");
-  for (let i = 0; i + 1 < parts.length; i += 2) headers.append(parts[i], parts[i + 1]);
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    if (headers[parts[i]] !== undefined) {
+      headers = new Headers();
+      for (let j = 0; j + 1 < parts.length; j += 2) headers.append(parts[j], parts[j + 1]);
+      break;
+    }
+    headers[parts[i]] = parts[i + 1];
+  }
   // A body we encoded ourselves (`content-encoding`) goes out as it is; by default the runtime
   // would compress it again.
-  const init = headers.has("content-encoding") ? { status, headers, encodeBody: "manual" } : { status, headers };
+  const encoded = headers instanceof Headers ? headers.has("content-encoding") : headers["content-encoding"] !== undefined;
+  const init = encoded ? { status, headers, encodeBody: "manual" } : { status, headers };
   try {
     return new Response(body.length === 0 ? null : body.slice(), init);
   } catch {
