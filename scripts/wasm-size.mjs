@@ -9,6 +9,7 @@
 // breakdown as JSON (for comparing two builds).
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
+import { functionBodies, functionNames, importedFunctions, sections as wasmSections } from './lib/wasm.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, fallback) => {
@@ -23,75 +24,21 @@ const asJson = args.includes('--json') && args.splice(args.indexOf('--json'), 1)
 const file = args[0] ?? 'build/index_bg.wasm';
 const bytes = readFileSync(file);
 
-let pos = 0;
-const u8 = () => bytes[pos++];
-function leb() {
-  let result = 0;
-  let shift = 0;
-  for (;;) {
-    const b = u8();
-    result += (b & 0x7f) * 2 ** shift;
-    if (!(b & 0x80)) return result;
-    shift += 7;
-  }
-}
-const str = () => {
-  const len = leb();
-  const s = bytes.toString('utf8', pos, pos + len);
-  pos += len;
-  return s;
-};
-
-if (bytes.readUInt32LE(0) !== 0x6d736100) throw new Error(`${file} is not a wasm module`);
-pos = 8;
 const SECTION = ['custom', 'type', 'import', 'function', 'table', 'memory', 'global', 'export',
   'start', 'element', 'code', 'data', 'datacount', 'tag'];
-const sections = [];
-let importedFuncs = 0;
-const bodies = []; // {size, start} by defined function index
-const names = new Map();
-while (pos < bytes.length) {
-  const id = u8();
-  const size = leb();
-  const start = pos;
-  const end = pos + size;
-  let label = SECTION[id] ?? `section ${id}`;
-  if (id === 0) {
-    label = `custom "${str()}"`;
-    if (label === 'custom "name"') {
-      while (pos < end) {
-        const sub = u8();
-        const subEnd = leb() + pos;
-        if (sub === 1) {
-          for (let n = leb(); n > 0; n--) {
-            const idx = leb();
-            names.set(idx, str());
-          }
-        }
-        pos = subEnd;
-      }
-    }
-  } else if (id === 2) {
-    for (let n = leb(); n > 0; n--) {
-      str();
-      str();
-      const kind = u8();
-      if (kind === 0) { leb(); importedFuncs++; }
-      else if (kind === 1) { u8(); const f = u8(); leb(); if (f & 1) leb(); }
-      else if (kind === 2) { const f = u8(); leb(); if (f & 1) leb(); }
-      else if (kind === 3) { u8(); u8(); }
-      else if (kind === 4) { u8(); leb(); }
-    }
-  } else if (id === 10) {
-    for (let n = leb(); n > 0; n--) {
-      const len = leb();
-      bodies.push({ size: len + 1 + Math.floor(Math.log2(Math.max(len, 1)) / 7), start: pos, end: pos + len });
-      pos += len;
-    }
-  }
-  sections.push({ label, size, start });
-  pos = end;
-}
+const sections = wasmSections(bytes).map((s) => ({
+  label: s.custom !== null ? `custom "${s.custom}"` : SECTION[s.id] ?? `section ${s.id}`,
+  size: s.body.length,
+  start: s.body.byteOffset - bytes.byteOffset,
+}));
+const importedFuncs = importedFunctions(bytes);
+const names = functionNames(bytes);
+// {size, start, end} by defined function index; `size` counts the body's length prefix too.
+const bodies = functionBodies(bytes).map((body) => {
+  const start = body.byteOffset - bytes.byteOffset;
+  const len = body.length;
+  return { size: len + 1 + Math.floor(Math.log2(Math.max(len, 1)) / 7), start, end: start + len };
+});
 
 // Legacy Rust mangling (`_ZN4core3fmt5write17h…E`) to a path; names wasm-bindgen writes are
 // already plain.

@@ -97,7 +97,7 @@ impl DurableObject for Workspace {
         };
         let db = &self.db;
         let svc = Services { db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
-        let report = workspace::on_alarm(&svc).await;
+        let report = workspace::on_alarm(&svc, &self.opened).await;
         let line = match &report {
             Ok(r) => {
                 serde_json::json!({ "event": "alarm", "ran": r.ran, "retried": r.retried, "next": r.next_due })

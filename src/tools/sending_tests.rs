@@ -110,7 +110,7 @@ impl World {
         let mut runs = 0;
         while let Some(due) = workspace::next_alarm(&self.db).unwrap().filter(|d| *d <= until) {
             let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: due };
-            block_on(workspace::on_alarm(&svc)).unwrap();
+            block_on(workspace::on_alarm(&svc, &workspace::Opened::default())).unwrap();
             runs += 1;
             assert!(runs < 100_000, "jobs keep running");
         }

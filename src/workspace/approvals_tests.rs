@@ -55,7 +55,7 @@ impl World {
     }
 
     fn alarm(&self, now: i64) -> schedule::AlarmReport {
-        block_on(workspace::on_alarm(&self.svc(now))).unwrap()
+        block_on(workspace::on_alarm(&self.svc(now), &workspace::Opened::default())).unwrap()
     }
 
     fn probe_written(&self, label: &str) -> bool {

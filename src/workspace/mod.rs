@@ -231,9 +231,11 @@ pub fn workspace_id(db: &dyn Db) -> Result<Option<String>, StoreError> {
     meta(db, "workspace")
 }
 
-/// The Durable Object's alarm: runs the due jobs and says when the next one is due.
-pub async fn on_alarm(svc: &Services<'_>) -> Result<schedule::AlarmReport, StoreError> {
-    migrations::apply(svc.db, svc.now_ms)?;
+/// The Durable Object's alarm: runs the due jobs and says when the next one is due. The schema
+/// is checked once per instance (`opened`), as for requests: the check is a write, which would
+/// also make the instance forget every read it remembers (`store::Remembering`).
+pub async fn on_alarm(svc: &Services<'_>, opened: &Opened) -> Result<schedule::AlarmReport, StoreError> {
+    opened.migrate(svc.db, svc.now_ms)?;
     schedule::run_due(svc.db, svc.config, svc.outbound, svc.now_ms).await
 }
 

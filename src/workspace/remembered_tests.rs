@@ -139,7 +139,7 @@ fn every_write_path_is_seen_by_the_next_context_read() {
     let c = w.request("c", ProbeOutcome::UnknownOnce, late);
     w.op(Op::DecideApproval { subject: "user_1".into(), id: c, decision: Decision::Approve }, late);
     assert_eq!(open(&w.context(late + 1_000)), Some(1));
-    let report = block_on(on_alarm(&w.svc(late + 60_000))).unwrap();
+    let report = block_on(on_alarm(&w.svc(late + 60_000), &w.opened)).unwrap();
     assert!(report.ran.contains(&"finish_execution"), "{report:?}");
     assert_eq!(open(&w.context(late + 60_001)), Some(0));
 
@@ -201,4 +201,17 @@ fn a_revoked_grant_stops_its_token_at_the_next_call() {
         AccountOp::RevokeGrant { grant_id: "gr_1".into(), subject: "user_1".into(), client_id: None };
     grants::apply(&w.db, &w.opened, "route", revoke, now + 2).unwrap();
     assert_eq!(call(now + 3).outcome, Outcome::Revoked);
+}
+
+#[test]
+fn an_alarm_with_nothing_due_keeps_the_remembered_reads() {
+    let w = Instance::new();
+    w.context(NOW_MS);
+    // The instance checked the schema when it opened the workspace; an alarm that finds no job
+    // due writes nothing, so the next read runs no SQL at all.
+    let report = block_on(on_alarm(&w.svc(NOW_MS + 1), &w.opened)).unwrap();
+    assert!(report.ran.is_empty(), "{report:?}");
+    let before = w.ran();
+    w.call("get_workspace_context", json!({}), NOW_MS + 1);
+    assert_eq!(w.ran(), before, "the alarm forgot the remembered reads");
 }
