@@ -15,6 +15,9 @@ const POOL_BYTES: usize = 512;
 
 /// Fills `out` from a pool of CSPRNG output drawn [`POOL_BYTES`] at a time. Every byte is handed
 /// out once and then zeroed in the pool, so a pooled byte is as unpredictable as a fresh one.
+/// The bytes not yet handed out sit in the module's memory, as the state of any userland
+/// generator would (`rand`'s `ThreadRng` keeps its ChaCha state there); nothing in this crate
+/// reads memory it did not write (`unsafe_code` is forbidden).
 fn fill_random(out: &mut [u8]) {
     thread_local! {
         static POOL: std::cell::RefCell<([u8; POOL_BYTES], usize)> =
