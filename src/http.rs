@@ -84,8 +84,11 @@ impl HttpResponse {
         HttpResponse { status, headers: Vec::new(), body: Vec::new() }
     }
 
-    /// Adds a header.
+    /// Adds a header. Names are lower-case: [`HttpResponse::header`] compares them exactly, and
+    /// so does the edge, which hands the headers to `new Response` as a plain object and looks up
+    /// `content-encoding` in it (`edge::respond`).
     pub fn with(mut self, name: &str, value: impl Into<String>) -> Self {
+        debug_assert!(!name.bytes().any(|b| b.is_ascii_uppercase()), "header name {name} is not lower-case");
         self.headers.push((name.to_owned(), value.into()));
         self
     }
