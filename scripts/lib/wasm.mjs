@@ -134,7 +134,8 @@ export function functionNames(bytes) {
 
 /**
  * `bytes` with the function names of its "name" section replaced by `names` (index → name); the
- * section's other subsections (module, locals, …) are kept as they were.
+ * section's other subsections (module, locals, …) are kept as they were. The module must have
+ * function names already (its only caller, scripts/wasm-order.mjs, refuses one without).
  */
 export function withFunctionNames(bytes, names) {
   const all = sections(bytes);
@@ -142,22 +143,20 @@ export function withFunctionNames(bytes, names) {
   const entries = [...names].sort((a, b) => a[0] - b[0]).map(([i, n]) => Buffer.concat([u32(i), name(n)]));
   const functions = Buffer.concat([u32(entries.length), ...entries]);
   const subsections = [];
-  let placed = false;
-  if (section) {
-    const r = reader(section.body);
-    r.name();
-    while (r.pos < section.body.length) {
-      const start = r.pos;
-      const id = section.body[r.pos++];
-      const size = r.u32();
-      r.pos += size;
-      if (id === 1) {
-        subsections.push(Buffer.concat([Buffer.from([1]), u32(functions.length), functions]));
-        placed = true;
-      } else subsections.push(section.body.subarray(start, r.pos));
-    }
+  const r = reader(section?.body ?? Buffer.alloc(0));
+  if (section) r.name();
+  let replaced = false;
+  while (r.pos < r.bytes.length) {
+    const start = r.pos;
+    const id = r.bytes[r.pos++];
+    const size = r.u32();
+    r.pos += size;
+    if (id === 1) {
+      subsections.push(Buffer.concat([Buffer.from([1]), u32(functions.length), functions]));
+      replaced = true;
+    } else subsections.push(r.bytes.subarray(start, r.pos));
   }
-  if (!placed) subsections.splice(subsections.length && subsections[0][0] === 0 ? 1 : 0, 0, Buffer.concat([Buffer.from([1]), u32(functions.length), functions]));
+  if (!replaced) throw new Error('the module has no function names to replace');
   const payload = Buffer.concat([name('name'), ...subsections]);
   const replacement = Buffer.concat([Buffer.from([0]), u32(payload.length), payload]);
   const parts = [bytes.subarray(0, 8)];
