@@ -7,6 +7,9 @@
 //! It also turns the tools' JSON Schemas (`src/tools/schemas.json`, generated from the Rust types
 //! by `cargo test`, see `src/tools/schema.rs`) into a table of compact JSON strings the Worker
 //! embeds, so that schema derivation never runs, or ships, in the Worker.
+//!
+//! And it writes the table `src/case.rs` lower-cases text with, derived from the standard
+//! library's own `char::to_lowercase`.
 
 // A build script reports failure by panicking; there is no caller to return errors to.
 #![allow(clippy::expect_used)]
@@ -60,6 +63,64 @@ fn main() {
     println!("cargo:rustc-env=CARD_SHA256={hex}");
 
     embed_schemas(&Path::new(&out_dir).join("schemas.rs"));
+    lowercase_table(&Path::new(&out_dir).join("lowercase.rs"));
+}
+
+/// Writes `RUNS: &[(first, count, stride, delta)]` and `SPECIAL: &[(char, &str)]`, the Unicode
+/// lower-case mapping of the toolchain's own `char::to_lowercase` (the same Unicode version
+/// core's tables have), for `src/case.rs`. A run is `count` code points from `first`, `stride`
+/// apart, each mapped to itself plus `delta`; most of the mapping is runs of a constant offset
+/// (A–Z, Cyrillic) or of alternating pairs (Ā ā Ă ă …), so about 180 runs hold it, where core
+/// keeps a table of every pair. `SPECIAL` holds the code points that lower-case to more than
+/// one (İ today).
+// The one place that may call `to_lowercase`: it runs natively, at build time.
+#[allow(clippy::disallowed_methods)]
+fn lowercase_table(out: &Path) {
+    // (first, count, stride, delta)
+    let mut runs: Vec<(u32, u32, u32, i64)> = Vec::new();
+    let mut special = Vec::new();
+    for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
+        let lower: String = c.to_lowercase().collect();
+        let mut chars = lower.chars();
+        let (Some(l), None) = (chars.next(), chars.next()) else {
+            special.push((c, lower));
+            continue;
+        };
+        if l == c {
+            continue;
+        }
+        let (cp, delta) = (u32::from(c), i64::from(u32::from(l)) - i64::from(u32::from(c)));
+        // A run goes on with the same delta at the next code point `stride` on; its second
+        // member sets the stride (1 or 2).
+        let extends = |&(first, count, stride, d): &(u32, u32, u32, i64)| {
+            d == delta && if count == 1 { matches!(cp - first, 1 | 2) } else { cp == first + count * stride }
+        };
+        match runs.last_mut() {
+            Some(run) if extends(run) => {
+                if run.1 == 1 {
+                    run.2 = cp - run.0;
+                }
+                run.1 += 1;
+            }
+            _ => runs.push((cp, 1, 1, delta)),
+        }
+    }
+    let mut text = String::from(
+        "/// (first, count, stride, delta), by `first`.\nconst RUNS: &[(u32, u16, u8, i32)] = &[\n",
+    );
+    for (first, count, stride, delta) in runs {
+        let count = u16::try_from(count).expect("a run of at most 65535");
+        let delta = i32::try_from(delta).expect("a delta within i32");
+        let _ = writeln!(text, "({first:#x}, {count}, {stride}, {delta}),");
+    }
+    text.push_str(
+        "];\n/// Code points whose lower case is longer than one.\nconst SPECIAL: &[(char, &str)] = &[\n",
+    );
+    for (c, lower) in special {
+        let _ = writeln!(text, "({c:?}, {lower:?}),");
+    }
+    text.push_str("];\n");
+    std::fs::write(out, text).expect("writing lowercase.rs");
 }
 
 /// The card's script without its full-line comments, indentation and blank lines: a third of

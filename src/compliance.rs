@@ -78,7 +78,7 @@ mod tests {
         let config = test_config();
         let url = unsubscribe_url(&config, "ws_1", "Jane@Acme.com");
         assert!(url.starts_with("http://127.0.0.1:8787/u/"));
-        assert!(!url.to_lowercase().contains("jane"), "the address is not in the link");
+        assert!(!url.to_ascii_lowercase().contains("jane"), "the address is not in the link");
         let token = url.rsplit('/').next().unwrap();
         assert_eq!(
             verify_unsubscribe_token(&config, token),

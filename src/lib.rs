@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod billing_http;
 pub mod card;
+pub mod case;
 pub mod compliance;
 pub mod config;
 pub mod dates;

@@ -200,7 +200,7 @@ fn any(text: &str, needles: &[&str]) -> bool {
 
 /// The class of a reply from its subject, text and the platform's hints.
 pub fn classify(subject: &str, body: &str, hints: Hints) -> Class {
-    let text = format!("{subject}\n{body}").to_lowercase().replace('’', "'");
+    let text = crate::case::lowercase(&format!("{subject}\n{body}")).replace('’', "'");
     if hints.bounce || any(&text, BOUNCE) {
         return Class::Bounce;
     }

@@ -125,7 +125,7 @@ pub fn lookalikes(primary: &str) -> Vec<String> {
 /// (`Zoë` → `zoe`, `Jean-Luc` → `jeanluc`, `Strauß` → `strauss`).
 pub fn fold(name: &str) -> String {
     let mut out = String::new();
-    for c in name.chars().flat_map(char::to_lowercase) {
+    for c in crate::case::lowercase(name).chars() {
         let ascii = match c {
             'a'..='z' => c.to_string(),
             'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ą' => "a".into(),

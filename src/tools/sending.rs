@@ -467,7 +467,7 @@ fn settled_view(
 
 /// Reads a free-text answer to the source question.
 fn source_from_words(text: &str) -> Option<OrderKind> {
-    let t = text.to_lowercase();
+    let t = crate::case::lowercase(text);
     let brand = ["brand", "own", "my name", "my company", "our name", "under my", "under our"]
         .iter()
         .any(|w| t.contains(w));

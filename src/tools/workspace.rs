@@ -293,7 +293,7 @@ impl Tool for Remember {
 
     async fn call(&self, cx: &ToolCx<'_>, input: RememberInput) -> Result<Reply<MemoryView>, Refusal> {
         let note = input.note.trim();
-        let topic = input.topic.as_deref().map(str::trim).map(str::to_lowercase);
+        let topic = input.topic.as_deref().map(str::trim).map(crate::case::lowercase);
         if note.is_empty() || topic.as_deref() == Some("") {
             return Err(Refusal::InvalidArguments("`note` and `topic` must not be blank".into()));
         }

@@ -211,9 +211,14 @@ pub struct Company {
     pub email_pattern: u8,
 }
 
+/// The word with its first letter in upper case. The words are the prefixes of the sandbox's
+/// domain names, which are ASCII (`names::tests`), so ASCII upper case is the whole of it.
 fn capitalize(word: &str) -> String {
-    let mut c = word.chars();
-    c.next().map(|f| f.to_uppercase().chain(c).collect()).unwrap_or_default()
+    let mut name = word.to_owned();
+    if let Some(first) = name.get_mut(..1) {
+        first.make_ascii_uppercase();
+    }
+    name
 }
 
 /// The company with global number `n`.

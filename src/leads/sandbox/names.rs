@@ -727,4 +727,15 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn company_words_are_lower_case_ascii() {
+        // They make domain names, and `capitalize` upper-cases their first letter as ASCII.
+        for word in PREFIXES.iter().chain(SUFFIXES) {
+            assert!(
+                !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
+                "{word}"
+            );
+        }
+    }
 }
