@@ -159,28 +159,28 @@ type DeflatedSlot = (Rc<str>, Option<Rc<Deflated>>);
 
 impl Kv for EdgePlatform {
     fn get(&self, key: String) -> LocalBoxFuture<'_, Result<Option<String>, KvError>> {
-        Box::pin(async move {
-            let kv = self.env.kv(OAUTH_KV_BINDING).map_err(|e| KvError(e.to_string()))?;
-            kv.get(&key).text().await.map_err(|e| KvError(e.to_string()))
-        })
+        let promise = kv_get(&self.env, OAUTH_KV_BINDING, &key);
+        Box::pin(async move { Ok(kv_answer(promise).await?.as_string()) })
     }
     fn put(&self, key: String, value: String, ttl_secs: u32) -> LocalBoxFuture<'_, Result<(), KvError>> {
-        Box::pin(async move {
-            let kv = self.env.kv(OAUTH_KV_BINDING).map_err(|e| KvError(e.to_string()))?;
-            kv.put(&key, value)
-                .map_err(|e| KvError(e.to_string()))?
-                .expiration_ttl(u64::from(ttl_secs.max(crate::kv::MIN_TTL_SECS)))
-                .execute()
-                .await
-                .map_err(|e| KvError(e.to_string()))
-        })
+        let promise =
+            kv_put(&self.env, OAUTH_KV_BINDING, &key, &value, ttl_secs.max(crate::kv::MIN_TTL_SECS));
+        Box::pin(async move { kv_answer(promise).await.map(drop) })
     }
     fn delete(&self, key: String) -> LocalBoxFuture<'_, Result<(), KvError>> {
-        Box::pin(async move {
-            let kv = self.env.kv(OAUTH_KV_BINDING).map_err(|e| KvError(e.to_string()))?;
-            kv.delete(&key).await.map_err(|e| KvError(e.to_string()))
-        })
+        let promise = kv_delete(&self.env, OAUTH_KV_BINDING, &key);
+        Box::pin(async move { kv_answer(promise).await.map(drop) })
     }
+}
+
+/// What a KV call's promise resolves to, or why it failed. Not generic and boxed, so that it
+/// exists once in the wasm.
+fn kv_answer(promise: js_sys::Promise) -> LocalBoxFuture<'static, Result<wasm_bindgen::JsValue, KvError>> {
+    Box::pin(async move {
+        worker::wasm_bindgen_futures::JsFuture::from(promise)
+            .await
+            .map_err(|e| KvError(e.as_string().unwrap_or_else(|| format!("{e:?}"))))
+    })
 }
 
 /// POSTs a JSON operation to a Durable Object stub and decodes its JSON answer.
@@ -369,6 +369,18 @@ export function deflate(text, tail, key, then) {
     .then(() => new Response(new Blob([text, tail]).stream().pipeThrough(new CompressionStream("gzip"))).arrayBuffer())
     .then((b) => then(key, new Uint8Array(b)), () => then(key, null));
 }
+// KV through the binding itself: the `worker` crate's `KvStore::put` converts the value with
+// serde-wasm-bindgen, code the Worker carried for these three calls alone. A missing binding
+// rejects like a failed call.
+export async function kv_get(env, binding, key) {
+  return env[binding].get(key);
+}
+export async function kv_put(env, binding, key, value, ttl) {
+  return env[binding].put(key, value, { expirationTtl: ttl });
+}
+export async function kv_delete(env, binding, key) {
+  return env[binding].delete(key);
+}
 export function wait_until(ctx, promise) {
   ctx.waitUntil(promise);
 }
@@ -401,6 +413,12 @@ extern "C" {
     /// request's answer has gone, then calls `then(key, member)` once with the member's bytes, or
     /// with `null` if compressing failed; returns the promise of that.
     fn deflate(text: &str, tail: &str, key: u32, then: &js_sys::Function) -> js_sys::Promise;
+    /// Resolves to the text stored under `key` in the KV namespace bound as `binding`, or null.
+    fn kv_get(env: &Env, binding: &str, key: &str) -> js_sys::Promise;
+    /// Stores `value` under `key`, expiring after `ttl` seconds (at least 60, KV's minimum).
+    fn kv_put(env: &Env, binding: &str, key: &str, value: &str, ttl: u32) -> js_sys::Promise;
+    /// Deletes `key`.
+    fn kv_delete(env: &Env, binding: &str, key: &str) -> js_sys::Promise;
     /// `ctx.waitUntil(promise)`: the runtime keeps the isolate's work on it going after the
     /// answer is sent.
     fn wait_until(ctx: &wasm_bindgen::JsValue, promise: &js_sys::Promise);
@@ -540,16 +558,23 @@ fn read_head_into_request(head: &str) -> (HttpRequest, bool) {
     let mut lines = head.split('\n');
     let method = lines.next().unwrap_or_default().to_ascii_uppercase();
     let url = lines.next().unwrap_or_default();
-    let mut headers = Vec::new();
-    while let (Some(name), Some(value)) = (lines.next(), lines.next()) {
-        headers.push((name.to_ascii_lowercase(), value.to_owned()));
-    }
+    let headers = header_pairs(lines);
     let (path, query) = split_url(url);
     let declared =
         headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.trim().parse::<usize>().ok());
     let read_body = method == "POST" && declared.is_none_or(|n| n <= MAX_BODY_BYTES);
     let body = if method == "POST" { None } else { Some(Vec::new()) };
     (HttpRequest { method, path, query, headers, body }, read_body)
+}
+
+/// The `name\nvalue\n` pairs of a head written in JavaScript (`read_head`, the outbound
+/// `send`), names lower-case.
+fn header_pairs<'a>(mut lines: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
+    let mut headers = Vec::new();
+    while let (Some(name), Some(value)) = (lines.next(), lines.next()) {
+        headers.push((name.to_ascii_lowercase(), value.to_owned()));
+    }
+    headers
 }
 
 /// The path and query of the absolute URL the runtime hands over (already serialised by the

@@ -2,6 +2,7 @@
 // provider's JWKS), against a local provider that follows the OpenID Connect specifications.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
 import { startWorker } from "./harness.mjs";
 import { startFakeOidc } from "./fake-oidc.mjs";
 import { Browser, pkce, registerClient, authorizeUrl, tokenRequest, hidden, dataError } from "./oauth.mjs";
@@ -89,4 +90,42 @@ test("another browser cannot finish someone's sign-in", async () => {
   assert.equal(stolen.status, 400);
   assert.equal(dataError(stolen.text), "signin_expired");
   assert.equal(thief.cookies.get("__Host-vs_session"), undefined);
+});
+
+test("a provider whose discovery document streams past 64 KB signs nobody in, and the log says why", async () => {
+  // Sent in chunks without a length, so the Worker's fetch (src/edge/outbound.rs) must count
+  // the bytes as they come and stop reading past the limit.
+  let sent = 0;
+  const server = createServer((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    const chunk = " ".repeat(1024);
+    const timer = setInterval(() => {
+      if (res.destroyed || sent >= 200) {
+        clearInterval(timer);
+        return res.end("{}");
+      }
+      sent += 1;
+      res.write(chunk);
+    }, 5);
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const other = await startWorker({ vars: { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: "c", OIDC_CLIENT_SECRET: "s", OIDC_NAME: "Streaming ID" } });
+  try {
+    const otherClient = await registerClient(other, ["http://127.0.0.1/callback"]);
+    const browser = new Browser(other.url);
+    const start = await browser.get(authorizeUrl(other, { clientId: otherClient.client_id, redirectUri, challenge: pkce().challenge }));
+    const signin = await browser.get(start.location);
+    const href = signin.text.match(/href="(\/app\/signin\/oidc\?[^"]+)"/)[1].replaceAll("&amp;", "&");
+    const r = await browser.get(href);
+    assert.equal(r.status, 503);
+    assert.equal(dataError(r.text), "provider_unavailable");
+    const line = other.requestLogs().findLast((l) => l.route === "/app/signin/oidc");
+    assert.match(line?.detail ?? "", /body larger than 65536 bytes/, JSON.stringify(line));
+    assert.ok(sent < 200, `stopped reading early (${sent} KB sent)`);
+  } finally {
+    await other.stop();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 });

@@ -208,3 +208,50 @@ test("a metadata document on a private address is refused before anything is fet
     await worker.stop();
   }
 });
+
+test("a metadata document that is too large, redirects or is too slow is refused, and the log says why", async () => {
+  // The fetch runs in the Worker's own `fetch` (src/edge/outbound.rs): at most 5 KB, no
+  // redirect followed, 5 s for the whole exchange (src/oauth/cimd.rs).
+  const server = createServer((req, res) => {
+    const json = (body) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(body);
+    };
+    if (req.url === "/big.json") return json(JSON.stringify({ client_name: "x".repeat(6 * 1024) }));
+    if (req.url === "/moved.json") {
+      res.writeHead(302, { location: "https://client.vibesell.test/elsewhere.json" });
+      return res.end();
+    }
+    if (req.url === "/slow.json") return setTimeout(() => json("{}"), 6_000);
+    res.writeHead(404);
+    res.end();
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const worker = await startWorker({ hosts: { "client.vibesell.test": `http://127.0.0.1:${server.address().port}` } });
+  try {
+    const browser = new Browser(worker.url);
+    // The page names a refused answer; a failed fetch's reason goes to the log only.
+    for (const [path, why] of [
+      ["/big.json", { log: /body larger than 5120 bytes/ }],
+      ["/moved.json", { page: /answered HTTP 302/ }],
+      ["/slow.json", { log: /timed out/ }],
+    ]) {
+      const id = `https://client.vibesell.test${path}`;
+      const u = new URL(`${worker.url}/v1/oauth/authorize`);
+      u.searchParams.set("client_id", id);
+      u.searchParams.set("redirect_uri", "http://127.0.0.1/callback");
+      const started = Date.now();
+      const r = await browser.get(u.toString());
+      assert.equal(r.status, 400, path);
+      assert.match(r.text, /data-error="invalid_client"/, path);
+      if (path === "/slow.json") assert.ok(Date.now() - started < 5_900, "given up after 5 s");
+      if (why.page) assert.match(r.text, why.page, path);
+      const line = worker.requestLogs().findLast((l) => l.route === "/v1/oauth/authorize");
+      if (why.log) assert.match(line?.detail ?? "", why.log, `${path}: ${JSON.stringify(line)}`);
+    }
+  } finally {
+    await worker.stop();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
