@@ -11,7 +11,7 @@
 //! A storage failure lets the request through and is logged: rate limiting must not become an
 //! outage.
 
-use std::net::IpAddr;
+use url::Host;
 
 use super::AuthObjects;
 use super::error::OAuthError;
@@ -24,14 +24,17 @@ use crate::tools::registry::LocalBoxFuture;
 /// The client's address as Cloudflare reports it (`CF-Connecting-IP`, set by the edge and not
 /// forgeable there), reduced to its /64 for IPv6.
 pub fn client_address(req: &HttpRequest) -> String {
-    let Some(raw) = req.header("cf-connecting-ip") else { return "unknown".into() };
-    match raw.trim().parse::<IpAddr>() {
-        Ok(IpAddr::V4(v4)) => v4.to_string(),
-        Ok(IpAddr::V6(v6)) => {
+    let Some(raw) = req.header("cf-connecting-ip").map(str::trim) else { return "unknown".into() };
+    // Read by the url crate's host parser, which the Worker has for every URL, rather than by
+    // `IpAddr`'s, which it would carry for this one header (wasm size).
+    let host = if raw.contains(':') { Host::parse(&format!("[{raw}]")) } else { Host::parse(raw) };
+    match host {
+        Ok(Host::Ipv4(v4)) => v4.to_string(),
+        Ok(Host::Ipv6(v6)) => {
             let s = v6.segments();
             format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
         }
-        Err(_) => "unknown".into(),
+        Ok(Host::Domain(_)) | Err(_) => "unknown".into(),
     }
 }
 
@@ -91,7 +94,12 @@ mod tests {
         assert_eq!(client_address(&req("203.0.113.7")), "203.0.113.7");
         assert_eq!(client_address(&req("2001:db8:1:2:3:4:5:6")), "2001:db8:1:2::/64");
         assert_eq!(client_address(&req("2001:db8:1:2:ffff::1")), "2001:db8:1:2::/64");
-        assert_eq!(client_address(&req("nonsense")), "unknown");
+        assert_eq!(client_address(&req(" 203.0.113.7 ")), "203.0.113.7");
+        assert_eq!(client_address(&req("::ffff:203.0.113.7")), "0:0:0:0::/64");
+        // Not addresses: a host name, a bracketed or malformed address, a port.
+        for other in ["nonsense", "example.com", "[2001:db8::1]", "2001:db8:::1", "203.0.113.7:443", ""] {
+            assert_eq!(client_address(&req(other)), "unknown", "{other}");
+        }
         assert_eq!(client_address(&HttpRequest::default()), "unknown");
     }
 }
