@@ -11,8 +11,8 @@
 // where the shim would, and sends a request through the shim itself while a trap is pending, so
 // that the shim rebuilds the instance first (bench/README.md, "Where `initialize` spends its
 // time").
-import { WorkerEntrypoint } from "cloudflare:workers";
-import Shim from "./shim.mjs";
+import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
+import Shim, { OAuthState as ShimOAuthState, Workspace as ShimWorkspace } from "./shim.mjs";
 
 export * from "./shim.mjs";
 
@@ -58,3 +58,29 @@ for (const name of Object.getOwnPropertyNames(Shim.prototype)) {
     return new Shim(this.ctx, this.env)[name](...args);
   };
 }
+
+// The Durable Object classes. The Worker calls them over Workers RPC (`stub.call(path, body)`,
+// `edge::object_text`), which the runtime offers only on classes that extend `DurableObject`;
+// the shim's classes do not, so each is wrapped in one that does. These exports take the
+// place of the shim's under the same names (an export declared here shadows `export *`). Each
+// holds an instance of the shim's class, built through the shim's Proxy, which keeps its
+// recovery from a trap: a stale instance is rebuilt on the next call.
+function hosted(ShimClass) {
+  return class extends DurableObject {
+    constructor(ctx, env) {
+      super(ctx, env);
+      this.object = new ShimClass(ctx, env);
+    }
+    fetch(request) {
+      return this.object.fetch(request);
+    }
+    alarm() {
+      return this.object.alarm();
+    }
+    call(path, body) {
+      return this.object.call(path, body);
+    }
+  };
+}
+export const Workspace = hosted(ShimWorkspace);
+export const OAuthState = hosted(ShimOAuthState);

@@ -51,14 +51,6 @@ pub(crate) fn config(env: &Env) -> Rc<Result<Config, ConfigError>> {
     })
 }
 
-/// A request body as JSON through `serde_json`, rather than `Request::json`, which builds a
-/// JavaScript object and converts it field by field across the wasm boundary: slower, and a
-/// second deserialiser (serde-wasm-bindgen) instantiated for every type read that way.
-pub(crate) async fn read_json<T: DeserializeOwned>(req: &mut worker::Request) -> Result<T, String> {
-    let text = req.text().await.map_err(|e| e.to_string())?;
-    crate::json::decode(&text).map_err(|e| e.to_string())
-}
-
 /// Milliseconds since the epoch, from the JavaScript clock (`SystemTime` panics on wasm32).
 /// `Date.now()` itself: one crossing, where `worker::Date::now` builds a `Date` object and
 /// reads it back.
@@ -183,32 +175,32 @@ fn kv_answer(promise: js_sys::Promise) -> LocalBoxFuture<'static, Result<wasm_bi
     })
 }
 
-/// POSTs a JSON operation to a Durable Object stub and decodes its JSON answer.
+/// Sends a JSON operation to `path` on a Durable Object and decodes its JSON answer.
 async fn ask_object<Op: Serialize, Reply: DeserializeOwned>(
     stub: worker::Stub,
-    url: &str,
+    path: &str,
     op: &Op,
 ) -> Result<Reply, ObjectError> {
     let body = serde_json::to_string(op).map_err(|e| ObjectError::Failed(format!("encoding: {e}")))?;
-    let text = object_text(stub, url.to_owned(), body).await.map_err(ObjectError::Failed)?;
+    let text = object_text(stub, path.to_owned(), body).await.map_err(ObjectError::Failed)?;
     crate::json::decode::<Reply>(&text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
 }
 
-/// POSTs `body` to `url` on a Durable Object stub and returns the text of its 200 answer, with
-/// one crossing for the request and one for the whole answer (the `call_object` helper below)
-/// instead of a stream read chunk by chunk through `worker::Response` (a tenth of a tool call's
-/// CPU under load). Not generic and boxed, so that it exists once in the wasm rather than in
-/// every caller's state machine.
+/// Sends `body` to `path` on a Durable Object (its `call` method, over Workers RPC) and returns
+/// the text of its 200 answer, in one crossing each way. An RPC call skips the `Request` and
+/// `Response` an HTTP `fetch` to the object builds and reads on both sides (bench/README.md,
+/// "Durable Object calls"). Not generic and boxed, so that it exists once in the wasm rather
+/// than in every caller's state machine.
 fn object_text(
     stub: worker::Stub,
-    url: String,
+    path: String,
     body: String,
 ) -> LocalBoxFuture<'static, Result<String, String>> {
     Box::pin(async move {
         let stub = stub.into_rpc::<wasm_bindgen::JsValue>();
-        let answer = worker::wasm_bindgen_futures::JsFuture::from(call_object(&stub, &url, body))
+        let answer = worker::wasm_bindgen_futures::JsFuture::from(call_object(&stub, &path, body))
             .await
-            .map_err(|e| format!("object fetch: {e:?}"))?
+            .map_err(|e| format!("object call: {e:?}"))?
             .as_string()
             .unwrap_or_default();
         match answer.split_once('\n') {
@@ -231,7 +223,7 @@ impl AuthObjects for EdgePlatform {
                 .durable_object(OAUTH_STATE_BINDING)
                 .and_then(|ns| ns.get_by_name(&name))
                 .map_err(|e| ObjectError::Failed(format!("state stub: {e}")))?;
-            ask_object(stub, "https://oauth-state/op", &op).await
+            ask_object(stub, "/op", &op).await
         })
     }
 
@@ -256,13 +248,13 @@ impl AuthObjects for EdgePlatform {
                     .get_stub()
                     .map_err(|e| ObjectError::Failed(format!("workspace stub: {e}")))?,
             };
-            ask_object(stub, "https://workspace/account", &op).await
+            ask_object(stub, "/account", &op).await
         })
     }
 }
 
 impl EdgePlatform {
-    /// POSTs `body`, encoded by the caller, to `path` on workspace `workspace`'s Durable Object
+    /// Sends `body`, encoded by the caller, to `path` on workspace `workspace`'s Durable Object
     /// and returns the answer's text. Takes the encoding's result rather than the value, so that
     /// it is not generic (one copy in the wasm for tool calls and ops alike).
     async fn send_text(
@@ -277,7 +269,7 @@ impl EdgePlatform {
             .and_then(|ns| ns.get_by_name(workspace))
             .map_err(|e| format!("workspace stub: {e}"))?;
         let body = body.map_err(|e| format!("encoding request: {e}"))?;
-        object_text(stub, format!("https://workspace{path}"), body).await
+        object_text(stub, path.to_owned(), body).await
     }
 }
 
@@ -384,9 +376,8 @@ export async function kv_delete(env, binding, key) {
 export function wait_until(ctx, promise) {
   ctx.waitUntil(promise);
 }
-export async function call_object(stub, url, body) {
-  const response = await stub.fetch(url, { method: "POST", body });
-  return response.status + "\n" + (await response.text());
+export function call_object(stub, path, body) {
+  return stub.call(path, body);
 }
 "#)]
 extern "C" {
@@ -422,8 +413,8 @@ extern "C" {
     /// `ctx.waitUntil(promise)`: the runtime keeps the isolate's work on it going after the
     /// answer is sent.
     fn wait_until(ctx: &wasm_bindgen::JsValue, promise: &js_sys::Promise);
-    /// POSTs `body` to `url` on a Durable Object stub; resolves to `STATUS\nresponse text`.
-    fn call_object(stub: &wasm_bindgen::JsValue, url: &str, body: String) -> js_sys::Promise;
+    /// Calls the object's `call(path, body)` over Workers RPC; resolves to `STATUS\nanswer text`.
+    fn call_object(stub: &wasm_bindgen::JsValue, path: &str, body: String) -> js_sys::Promise;
 }
 
 /// Runs once when the isolate loads the module. Cloudflare starts isolates while the first

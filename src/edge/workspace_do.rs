@@ -4,8 +4,11 @@
 //! After each, the alarm is armed for the next due job of the scheduler.
 
 use std::cell::Cell;
+use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
+use wasm_bindgen::prelude::wasm_bindgen;
+use worker::wasm_bindgen_futures::future_to_promise;
 use worker::{DurableObject, Env, Request, Response, ScheduledTime, State, durable_object};
 
 use super::db::DoDb;
@@ -14,11 +17,17 @@ use crate::oauth::grants::{self, AccountOp};
 use crate::store::Remembering;
 use crate::workspace::{self, Op, Services, ToolCall};
 
-/// A workspace's Durable Object (SQLite-backed; see `docs/storage.md`).
+/// A workspace's Durable Object (SQLite-backed; see `docs/storage.md`). The Worker calls it over
+/// Workers RPC (`call`, below), not `fetch`.
 // `alarm`: fetch and alarm only. The bare attribute also exports WebSocket and `connect`
 // handlers, unused here (3.4 KB of the module, gzip).
 #[durable_object(alarm)]
 pub struct Workspace {
+    /// Shared with the futures of RPC calls, which must own what they use.
+    inner: Rc<Inner>,
+}
+
+struct Inner {
     state: State,
     env: Env,
     /// The alarm this instance last set (`Some(None)`: none), so requests that schedule nothing
@@ -35,56 +44,78 @@ pub struct Workspace {
 impl DurableObject for Workspace {
     fn new(state: State, env: Env) -> Self {
         let db = Remembering::new(DoDb::new(state.storage()));
-        Workspace { state, env, armed: Cell::new(None), opened: workspace::Opened::default(), db }
+        let opened = workspace::Opened::default();
+        Workspace { inner: Rc::new(Inner { state, env, armed: Cell::new(None), opened, db }) }
     }
 
-    async fn fetch(&self, mut req: Request) -> worker::Result<Response> {
+    /// The object is called over RPC only (`call`); the runtime requires a `fetch`.
+    async fn fetch(&self, _req: Request) -> worker::Result<Response> {
+        Response::error("This object is called over Workers RPC (call).", 405)
+    }
+
+    async fn alarm(&self) -> worker::Result<Response> {
+        self.inner.alarm().await
+    }
+}
+
+#[wasm_bindgen]
+impl Workspace {
+    /// The Worker's way in (Workers RPC, `stub.call(path, body)`, through the class
+    /// `src/edge/entry.js` exports around this one): resolves to `STATUS\ntext`. A call skips
+    /// the `Request` and `Response` of an HTTP `fetch`, about a quarter of the CPU of a bare
+    /// round trip to an object (bench/README.md, "Durable Object calls").
+    pub fn call(&self, path: String, body: String) -> js_sys::Promise {
+        let inner = Rc::clone(&self.inner);
+        future_to_promise(async move {
+            let (status, text) = inner.answer(&path, &body).await;
+            Ok(JsValue::from(format!("{status}\n{text}")))
+        })
+    }
+}
+
+impl Inner {
+    /// Runs the request for `path` (`/tool`, `/op`, `/account`) with `body`, then arms the alarm;
+    /// the status and text of the answer.
+    async fn answer(&self, path: &str, body: &str) -> (u16, String) {
         let config = super::config(&self.env);
         let config = match config.as_ref() {
             Ok(config) => config,
-            Err(e) => return Response::error(format!("configuration: {e}"), 500),
+            Err(e) => return (500, format!("configuration: {e}")),
         };
         let db = &self.db;
         let svc = Services { db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
-        // The body is read once, before the route: each `await` of it in a branch was another
-        // copy of the request's read in this function's state machine (wasm size).
-        let path = req.path();
-        let body = match req.text().await {
-            Ok(body) => body,
-            Err(e) => return Response::error(format!("unreadable body: {e}"), 400),
-        };
-        let response = match path.as_str() {
-            "/tool" => match crate::json::decode::<ToolCall>(&body) {
+        let answer = match path {
+            "/tool" => match crate::json::decode::<ToolCall>(body) {
                 Ok(call) => {
                     let structured_content = call.structured_content;
                     let outcome =
                         workspace::call_tool_opened(db, &self.opened, config, &WorkerFetch, call, svc.now_ms)
                             .await;
-                    Response::ok(outcome.into_answer(structured_content).to_frame())
+                    (200, outcome.into_answer(structured_content).to_frame())
                 }
-                Err(e) => Response::error(format!("bad call: {e}"), 400),
+                Err(e) => (400, format!("bad call: {e}")),
             },
-            "/op" => match crate::json::decode::<Op>(&body) {
+            "/op" => match crate::json::decode::<Op>(body) {
                 Ok(op) => match workspace::handle_op(&svc, &self.opened, op).await {
-                    Ok(reply) => Response::from_json(&reply),
-                    Err(e) => Response::error(format!("op failed: {e}"), 500),
+                    Ok(reply) => json_answer(&reply),
+                    Err(e) => (500, format!("op failed: {e}")),
                 },
-                Err(e) => Response::error(format!("bad op: {e}"), 400),
+                Err(e) => (400, format!("bad op: {e}")),
             },
             // The object's id is the routing id carried by the user's opaque tokens.
-            "/account" => match crate::json::decode::<AccountOp>(&body) {
+            "/account" => match crate::json::decode::<AccountOp>(body) {
                 Ok(op) => {
                     match grants::apply(db, &self.opened, &self.state.id().to_string(), op, svc.now_ms) {
-                        Ok(reply) => Response::from_json(&reply),
-                        Err(e) => Response::error(format!("grants: {e}"), 500),
+                        Ok(reply) => json_answer(&reply),
+                        Err(e) => (500, format!("grants: {e}")),
                     }
                 }
-                Err(e) => Response::error(format!("bad op: {e}"), 400),
+                Err(e) => (400, format!("bad op: {e}")),
             },
-            other => Response::error(format!("no such workspace endpoint {other}"), 404),
+            other => (404, format!("no such workspace endpoint {other}")),
         };
         self.arm(db).await;
-        response
+        answer
     }
 
     async fn alarm(&self) -> worker::Result<Response> {
@@ -108,9 +139,6 @@ impl DurableObject for Workspace {
         self.arm(db).await;
         Response::ok("")
     }
-}
-
-impl Workspace {
     /// Sets the alarm to the next due job (or clears it), unless it is already set so. A storage
     /// failure here is logged: the next request or alarm arms it again.
     async fn arm(&self, db: &dyn crate::store::Db) {
@@ -145,5 +173,13 @@ impl Workspace {
                 );
             }
         }
+    }
+}
+
+/// A JSON answer: 200 and the reply's text, or 500 if it cannot be written.
+fn json_answer<T: serde::Serialize>(reply: &T) -> (u16, String) {
+    match serde_json::to_string(reply) {
+        Ok(text) => (200, text),
+        Err(e) => (500, format!("encoding the reply: {e}")),
     }
 }

@@ -23,6 +23,11 @@ Entrypoint.prototype.fetch = function (request) {
   if (pathname === "/trap-later") return Promise.resolve().then(() => { throw new WebAssembly.RuntimeError("unreachable"); });
   if (pathname === "/error") throw new TypeError("not a trap");
   if (pathname === "/later") return Promise.resolve(new Response("later from " + state.instanceId));
+  if (pathname === "/object") {
+    // Workers RPC to the entry's wrapper of the shim's object class.
+    const stub = this.env.WORKSPACE.get(this.env.WORKSPACE.idFromName("a"));
+    return stub.call("/tool", "body").then((text) => new Response(text));
+  }
   seen.direct += 1;
   return new Response("ok from " + state.instanceId);
 };
@@ -41,6 +46,17 @@ export default new Proxy(Entrypoint, {
   },
 });
 export class Named {}
+// The shim's object classes: plain classes (not DurableObject's), behind a Proxy, as
+// worker-build makes them.
+const objectProxy = { construct(target, args, newTarget) { seen.objects = (seen.objects ?? 0) + 1; return Reflect.construct(target, args, newTarget); } };
+class WorkspaceClass {
+  constructor(ctx, env) { this.ctx = ctx; }
+  call(path, body) { return Promise.resolve("200\\n" + path + " " + body + " in " + this.ctx.id.toString().length); }
+  fetch() { return new Response("fetched"); }
+  alarm() {}
+}
+export const Workspace = new Proxy(WorkspaceClass, objectProxy);
+export const OAuthState = new Proxy(class { call() { return "200\\n"; } fetch() { return new Response(""); } alarm() {} }, objectProxy);
 `;
 
 const mf = new Miniflare({
@@ -50,6 +66,7 @@ const mf = new Miniflare({
   ],
   compatibilityDate: "2025-11-01",
   unsafeTriggerHandlers: true,
+  durableObjects: { WORKSPACE: "Workspace" },
 });
 after(() => mf.dispose());
 
@@ -95,4 +112,13 @@ test("a handler other than fetch is forwarded through the shim", async () => {
   const now = await seen();
   assert.equal(now.scheduled, before.scheduled + 1);
   assert.equal(now.throughShim, before.throughShim + 1);
+});
+
+test("the object classes extend DurableObject, so the Worker reaches the shim's over RPC", async () => {
+  const before = await seen();
+  // A 64-hex-digit object id: the call reached the shim's class with the object's context.
+  assert.deepEqual(await get("/object"), { status: 200, text: "200\n/tool body in 64" });
+  assert.equal((await seen()).objects, (before.objects ?? 0) + 1, "built once, through the shim's Proxy");
+  assert.deepEqual(await get("/object"), { status: 200, text: "200\n/tool body in 64" });
+  assert.equal((await seen()).objects, (before.objects ?? 0) + 1, "the same instance answers the next call");
 });
