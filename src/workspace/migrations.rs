@@ -205,7 +205,9 @@ struct Applied {
     name: String,
 }
 
-/// Applies every migration not yet recorded.
+/// Applies every migration not yet recorded, all in one transaction: a new workspace gets its
+/// whole schema in one batch (one crossing into the object's storage and one commit, rather
+/// than one per migration), and a failure leaves the schema as it was.
 pub fn apply(db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
     db.exec(
         "CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)",
@@ -215,18 +217,15 @@ pub fn apply(db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
     if applied.len() == ALL.len() {
         return Ok(());
     }
-    for migration in ALL {
-        if applied.iter().any(|a| a.name == migration.name) {
-            continue;
-        }
-        let mut stmts: Vec<Stmt> = migration.statements.iter().map(|sql| Stmt::new(sql, vec![])).collect();
+    let mut stmts = Vec::new();
+    for migration in ALL.iter().filter(|m| !applied.iter().any(|a| a.name == m.name)) {
+        stmts.extend(migration.statements.iter().map(|sql| Stmt::new(sql, vec![])));
         stmts.push(Stmt::new(
             "INSERT INTO _migrations (name, applied_at) VALUES (?, ?)",
             vec![migration.name.into(), now_ms.into()],
         ));
-        db.batch(stmts)?;
     }
-    Ok(())
+    db.batch(stmts).map(drop)
 }
 
 #[cfg(test)]
@@ -245,5 +244,59 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), ALL.len());
+    }
+
+    fn recorded(db: &dyn Db) -> i64 {
+        db.query(Stmt::new("SELECT COUNT(*) FROM _migrations", vec![])).unwrap().scalar_i64().unwrap()
+    }
+
+    /// Runs SQL made at run time (statements are `&'static str`: leaked, in a test).
+    fn run(db: &dyn Db, sql: String) -> Result<(), StoreError> {
+        db.exec(Box::leak(sql.into_boxed_str()), vec![]).map(drop)
+    }
+
+    /// The tables a migration creates.
+    fn tables(m: &Migration) -> Vec<&'static str> {
+        m.statements.iter().filter_map(|s| s.strip_prefix("CREATE TABLE ")?.split(' ').next()).collect()
+    }
+
+    #[test]
+    fn an_older_workspace_gets_the_migrations_it_lacks() {
+        let mem = MemoryDb::new();
+        let db: &dyn Db = &mem;
+        apply(db, 1).unwrap();
+        // As a workspace made before the last migration existed.
+        let last = &ALL[ALL.len() - 1];
+        db.exec("DELETE FROM _migrations WHERE name = ?", vec![last.name.into()]).unwrap();
+        for table in tables(last) {
+            run(db, format!("DROP TABLE {table}")).unwrap();
+        }
+        apply(db, 2).unwrap();
+        assert_eq!(recorded(db), ALL.len() as i64);
+        for table in tables(last) {
+            run(db, format!("SELECT 1 FROM {table}")).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_failing_migration_applies_none_of_the_pending_ones() {
+        let mem = MemoryDb::new();
+        let db: &dyn Db = &mem;
+        apply(db, 1).unwrap();
+        // The last two pending again: the first of them can run (its tables are gone), the
+        // second cannot (its tables are in the way).
+        let (first, second) = (&ALL[ALL.len() - 2], &ALL[ALL.len() - 1]);
+        for m in [first, second] {
+            db.exec("DELETE FROM _migrations WHERE name = ?", vec![m.name.into()]).unwrap();
+        }
+        for table in tables(first) {
+            run(db, format!("DROP TABLE {table}")).unwrap();
+        }
+        assert!(!tables(first).is_empty() && !tables(second).is_empty());
+        assert!(apply(db, 2).is_err());
+        assert_eq!(recorded(db), ALL.len() as i64 - 2, "nothing recorded");
+        for table in tables(first) {
+            assert!(run(db, format!("SELECT 1 FROM {table}")).is_err(), "{table} rolled back");
+        }
     }
 }
