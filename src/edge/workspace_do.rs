@@ -48,7 +48,7 @@ impl DurableObject for Workspace {
         Workspace { inner: Rc::new(Inner { state, env, armed: Cell::new(None), opened, db }) }
     }
 
-    /// The object is called over RPC only (`call`); the runtime requires a `fetch`.
+    /// The object is called over RPC only (`call`); the `worker` crate requires a `fetch`.
     async fn fetch(&self, _req: Request) -> worker::Result<Response> {
         Response::error("This object is called over Workers RPC (call).", 405)
     }
