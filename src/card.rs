@@ -83,8 +83,10 @@ mod tests {
         };
         assert!(HTML.contains(&format!("<style>\n{}\n</style>", style())));
         assert!(HTML.contains(&format!("<script>\n{}\n</script>", script())));
-        assert!(style().starts_with("/* The VibeSell card's look."), "{}", &style()[..40]);
-        // build.rs ships the script without its full-line comments and indentation.
+        // build.rs ships the stylesheet without its comments and indentation, and the script
+        // without its full-line comments and indentation.
+        assert!(style().starts_with(":root {\ncolor-scheme: light;"), "{}", &style()[..40]);
+        assert!(!style().contains("/*") && !style().lines().any(|l| l.starts_with(' ')));
         assert!(script().starts_with("(function () {\n\"use strict\";"), "{}", &script()[..40]);
         assert!(!script().lines().any(|l| l.starts_with("//") || l.starts_with(' ')));
         assert_eq!(csp(style()), STYLE_CSP);

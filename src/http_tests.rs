@@ -530,3 +530,12 @@ fn shared_answers_are_gzipped_for_clients_that_accept_it() {
         assert!(gunzip(&r.body).is_err());
     }
 }
+
+#[test]
+fn the_request_headers_the_edge_reads_are_lower_case_and_listed_once() {
+    let mut names = REQUEST_HEADERS.to_vec();
+    assert!(names.iter().all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_lowercase() || b == b'-')));
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), REQUEST_HEADERS.len());
+}

@@ -305,9 +305,13 @@ import { env } from "cloudflare:workers";
 export function start_env() {
   return env;
 }
-export function read_head(req) {
+export function read_head(req, names) {
   let head = req.method + "\n" + req.url + "\n";
-  for (const [name, value] of req.headers) head += name + "\n" + value + "\n";
+  const headers = req.headers;
+  for (let i = 0; i < names.length; i++) {
+    const value = headers.get(names[i]);
+    if (value !== null) head += names[i] + "\n" + value + "\n";
+  }
   return head;
 }
 export function respond(status, head, body) {
@@ -384,8 +388,9 @@ extern "C" {
     /// The Worker's vars, secrets and bindings at global scope (Cloudflare's importable `env`,
     /// 2025-03-17), where the `start` event has none of its own.
     fn start_env() -> wasm_bindgen::JsValue;
-    /// `METHOD\nURL\n` then `name\nvalue\n` for every header (names lower-case).
-    fn read_head(req: &web_sys::Request) -> String;
+    /// `METHOD\nURL\n` then `name\nvalue\n` for each header of `names` the request has (the
+    /// values of a repeated name joined by `, `, as iterating `Headers` gives them too).
+    fn read_head(req: &web_sys::Request, names: &js_sys::Array) -> String;
     /// A `Response` from a status, `name\nvalue\n` pairs and the body, copied out of wasm
     /// memory first. Handing the `Response` the view of wasm memory itself, which the Fetch
     /// standard says it copies, doubled workerd's peak memory under `tools/list` load
@@ -470,7 +475,8 @@ fn rehearse_entry(env: Env) {
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn fetch(req: web_sys::Request, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
-    let (request, read_body) = read_head_into_request(&read_head(&req));
+    let head = HEADER_NAMES.with(|names| read_head(&req, names));
+    let (request, read_body) = read_head_into_request(&head);
     if !read_body {
         return serve(Incoming { request, env, ctx, started });
     }
@@ -488,6 +494,14 @@ struct Incoming {
 }
 
 thread_local! {
+    /// [`http::REQUEST_HEADERS`] as a JavaScript array, made once per isolate.
+    static HEADER_NAMES: js_sys::Array = {
+        let names = js_sys::Array::new();
+        for name in http::REQUEST_HEADERS {
+            names.push(&wasm_bindgen::JsValue::from_str(name));
+        }
+        names
+    };
     /// Requests whose body is being read, by the key `after_body` hands back.
     static PENDING: std::cell::RefCell<Slab<Incoming>> = const { std::cell::RefCell::new(Slab::new()) };
     /// Called by `after_body` with a request's key and its body (`null` when the read failed,
