@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { unstable_getMiniflareWorkerOptions } from "wrangler";
 import { ROOT, mintDevToken, readDevVars } from "../scripts/lib/devtoken.mjs";
-import { freePort } from "../tests/e2e/harness.mjs";
+import { freePort, retryingPortClash } from "../tests/e2e/harness.mjs";
 
 export { ROOT, freePort };
 
@@ -148,7 +148,11 @@ export function cpuSecondsOf(pid) {
  * protocol (for profiles); `build` runs ours from another build directory (bench/ab.mjs).
  * Returns { name, url, pid, stop() }.
  */
-export async function startWorker(name, { inspectorPort, onLog, build } = {}) {
+export function startWorker(name, options = {}) {
+  return retryingPortClash(() => startWorkerOnce(name, options));
+}
+
+async function startWorkerOnce(name, { inspectorPort, onLog, build } = {}) {
   const port = await freePort();
   const directPort = await freePort();
   const state = mkdtempSync(join(tmpdir(), `vibesell-bench-${name}-`));
@@ -178,7 +182,13 @@ export async function startWorker(name, { inspectorPort, onLog, build } = {}) {
       }
     },
   });
-  await mf.ready;
+  try {
+    await mf.ready;
+  } catch (error) {
+    await mf.dispose().catch(() => {});
+    rmSync(state, { recursive: true, force: true });
+    throw error;
+  }
   const pid = workerdChildren().find((p) => !before.has(p));
   return {
     name,

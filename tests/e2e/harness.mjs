@@ -70,7 +70,26 @@ function testNetwork(hosts) {
  * overriding vars), `hosts` (see `testNetwork`). Returns { url, origin, mcpUrl, logs, stop(),
  * restart(), token(opts) }.
  */
-export async function startWorker({ persist, vars = {}, hosts } = {}) {
+export function startWorker(options = {}) {
+  return retryingPortClash(() => startWorkerOnce(options));
+}
+
+/**
+ * `start()` again, up to three times, while it fails because a port `freePort` picked was taken
+ * before workerd bound it (by another process, or another Worker starting): `start` picks new
+ * ports each time.
+ */
+export async function retryingPortClash(start) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (error?.code !== "ERR_ADDRESS_IN_USE" || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startWorkerOnce({ persist, vars = {}, hosts } = {}) {
   const port = await freePort();
   const directPort = await freePort();
   const origin = `http://127.0.0.1:${port}`;
@@ -113,7 +132,13 @@ export async function startWorker({ persist, vars = {}, hosts } = {}) {
       },
     });
   let mf = make();
-  await mf.ready;
+  try {
+    await mf.ready;
+  } catch (error) {
+    await mf.dispose().catch(() => {});
+    if (ownDir) rmSync(ownDir, { recursive: true, force: true });
+    throw error;
+  }
   const worker = {
     origin,
     url: origin,
