@@ -141,12 +141,7 @@ fn compact_css(css: &str) -> String {
         rest = &rest[start + end + 2..];
     }
     uncommented.push_str(rest);
-    let mut out = String::with_capacity(uncommented.len());
-    for line in uncommented.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
+    kept_lines(&uncommented, |_| true)
 }
 
 /// The card's script without its full-line comments, indentation and blank lines: a third of
@@ -159,12 +154,16 @@ fn compact_js(js: &str) -> String {
         js.lines().all(|l| l.trim_start().starts_with("//") || !l.contains('`')) && !js.contains("\\\n"),
         "card.js must not use template literals or line continuations (build.rs compacts it by lines)"
     );
-    let mut out = String::with_capacity(js.len());
-    for line in js.lines().map(str::trim) {
-        if !line.is_empty() && !line.starts_with("//") {
-            out.push_str(line);
-            out.push('\n');
-        }
+    kept_lines(js, |line| !line.starts_with("//"))
+}
+
+/// The lines of `text`, trimmed, that are not blank and that `keep` keeps, each ended by a line
+/// feed.
+fn kept_lines(text: &str, keep: impl Fn(&str) -> bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && keep(l)) {
+        out.push_str(line);
+        out.push('\n');
     }
     out
 }

@@ -582,6 +582,42 @@ fn header_pairs<'a>(mut lines: impl Iterator<Item = &'a str>) -> Vec<(String, St
     headers
 }
 
+/// `name\nvalue\n` for each pair, for JavaScript (`respond`, the outbound `send`): the inverse
+/// of [`header_pairs`].
+fn head_of(pairs: &[(String, String)]) -> String {
+    let mut head = String::with_capacity(256);
+    for (name, value) in pairs {
+        for part in [name, value] {
+            head.push_str(part);
+            head.push('\n');
+        }
+    }
+    head
+}
+
+/// The answer of a Durable Object's `call` (Workers RPC): `STATUS\ntext` once `answer` is done,
+/// the form [`object_text`] reads.
+fn rpc_answer(answer: impl std::future::Future<Output = (u16, String)> + 'static) -> js_sys::Promise {
+    worker::wasm_bindgen_futures::future_to_promise(async move {
+        let (status, text) = answer.await;
+        Ok(wasm_bindgen::JsValue::from(format!("{status}\n{text}")))
+    })
+}
+
+/// A Durable Object's answer to `fetch`: the Worker calls them over Workers RPC (`call`) only,
+/// and the `worker` crate requires a `fetch`.
+fn rpc_only() -> worker::Result<worker::Response> {
+    worker::Response::error("This object is called over Workers RPC (call).", 405)
+}
+
+/// A Durable Object's JSON answer: 200 and the reply's text, or 500 if it cannot be written.
+fn json_answer<T: Serialize>(reply: &T) -> (u16, String) {
+    match serde_json::to_string(reply) {
+        Ok(text) => (200, text),
+        Err(e) => (500, format!("encoding the reply: {e}")),
+    }
+}
+
 /// The path and query of the absolute URL the runtime hands over (already serialised by the
 /// WHATWG URL parser, so the path is exactly what `URL.pathname` would give).
 fn split_url(url: &str) -> (String, Option<String>) {
@@ -595,12 +631,5 @@ fn split_url(url: &str) -> (String, Option<String>) {
 }
 
 fn to_worker_response(response: &HttpResponse) -> web_sys::Response {
-    let mut head = String::with_capacity(256);
-    for (name, value) in &response.headers {
-        head.push_str(name);
-        head.push('\n');
-        head.push_str(value);
-        head.push('\n');
-    }
-    respond(response.status, &head, &response.body)
+    respond(response.status, &head_of(&response.headers), &response.body)
 }

@@ -6,9 +6,7 @@
 use std::rc::Rc;
 
 use chrono::DateTime;
-use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
-use worker::wasm_bindgen_futures::future_to_promise;
 use worker::{DurableObject, Env, Request, Response, State, durable_object};
 
 use super::db::DoDb;
@@ -48,10 +46,7 @@ impl Inner {
         if let Err(e) = self.upkeep(state::upkeep(&db, &self.tables)).await {
             worker::console_log!("{}", serde_json::json!({ "event": "oauth_state_upkeep", "error": e }));
         }
-        match serde_json::to_string(&reply) {
-            Ok(text) => (200, text),
-            Err(e) => (500, format!("encoding the reply: {e}")),
-        }
+        super::json_answer(&reply)
     }
 
     /// Carries out `state::upkeep`: sets the alarm to when the last entry expires, or deletes
@@ -74,9 +69,8 @@ impl DurableObject for OAuthState {
         OAuthState { inner: Rc::new(Inner { state, tables: state::Tables::default() }) }
     }
 
-    /// The object is called over RPC only (`call`); the `worker` crate requires a `fetch`.
     async fn fetch(&self, _req: Request) -> worker::Result<Response> {
-        Response::error("This object is called over Workers RPC (call).", 405)
+        super::rpc_only()
     }
 
     async fn alarm(&self) -> worker::Result<Response> {
@@ -97,9 +91,6 @@ impl OAuthState {
     /// resolves to `STATUS\ntext`. The path is not read: the object has one operation.
     pub fn call(&self, _path: String, body: String) -> js_sys::Promise {
         let inner = Rc::clone(&self.inner);
-        future_to_promise(async move {
-            let (status, text) = inner.answer(&body).await;
-            Ok(JsValue::from(format!("{status}\n{text}")))
-        })
+        super::rpc_answer(async move { inner.answer(&body).await })
     }
 }

@@ -93,16 +93,12 @@ pub struct WorkerFetch;
 async fn exchange(req: OutboundRequest) -> Result<OutboundResponse, OutboundError> {
     // Header names and values cannot hold a line break (RFC 9110 §5.5), which also keeps the
     // pairs apart in `head`; one that does is refused here rather than split into two headers.
-    let mut head = String::new();
-    for (name, value) in &req.headers {
-        if name.contains(['\n', '\r']) || value.contains(['\n', '\r']) {
-            return Err(OutboundError(format!("header {name:?} holds a line break")));
-        }
-        for part in [name, value] {
-            head.push_str(part);
-            head.push('\n');
-        }
+    if let Some((name, _)) =
+        req.headers.iter().find(|(name, value)| name.contains(['\n', '\r']) || value.contains(['\n', '\r']))
+    {
+        return Err(OutboundError(format!("header {name:?} holds a line break")));
     }
+    let head = super::head_of(&req.headers);
     let max_body = req.max_body_bytes.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     let method = req.method.to_ascii_uppercase();
     let promise = send(&method, &req.url, &head, req.body, req.follow_redirects, req.timeout_ms, max_body);

@@ -8,7 +8,6 @@ use std::rc::Rc;
 
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
-use worker::wasm_bindgen_futures::future_to_promise;
 use worker::{DurableObject, Env, Request, Response, ScheduledTime, State, durable_object};
 
 use super::db::DoDb;
@@ -48,9 +47,8 @@ impl DurableObject for Workspace {
         Workspace { inner: Rc::new(Inner { state, env, armed: Cell::new(None), opened, db }) }
     }
 
-    /// The object is called over RPC only (`call`); the `worker` crate requires a `fetch`.
     async fn fetch(&self, _req: Request) -> worker::Result<Response> {
-        Response::error("This object is called over Workers RPC (call).", 405)
+        super::rpc_only()
     }
 
     async fn alarm(&self) -> worker::Result<Response> {
@@ -66,10 +64,7 @@ impl Workspace {
     /// round trip to an object (bench/README.md, "Durable Object calls").
     pub fn call(&self, path: String, body: String) -> js_sys::Promise {
         let inner = Rc::clone(&self.inner);
-        future_to_promise(async move {
-            let (status, text) = inner.answer(&path, &body).await;
-            Ok(JsValue::from(format!("{status}\n{text}")))
-        })
+        super::rpc_answer(async move { inner.answer(&path, &body).await })
     }
 }
 
@@ -97,7 +92,7 @@ impl Inner {
             },
             "/op" => match crate::json::decode::<Op>(body) {
                 Ok(op) => match workspace::handle_op(&svc, &self.opened, op).await {
-                    Ok(reply) => json_answer(&reply),
+                    Ok(reply) => super::json_answer(&reply),
                     Err(e) => (500, format!("op failed: {e}")),
                 },
                 Err(e) => (400, format!("bad op: {e}")),
@@ -106,7 +101,7 @@ impl Inner {
             "/account" => match crate::json::decode::<AccountOp>(body) {
                 Ok(op) => {
                     match grants::apply(db, &self.opened, &self.state.id().to_string(), op, svc.now_ms) {
-                        Ok(reply) => json_answer(&reply),
+                        Ok(reply) => super::json_answer(&reply),
                         Err(e) => (500, format!("grants: {e}")),
                     }
                 }
@@ -139,6 +134,7 @@ impl Inner {
         self.arm(db).await;
         Response::ok("")
     }
+
     /// Sets the alarm to the next due job (or clears it), unless it is already set so. A storage
     /// failure here is logged: the next request or alarm arms it again.
     async fn arm(&self, db: &dyn crate::store::Db) {
@@ -173,13 +169,5 @@ impl Inner {
                 );
             }
         }
-    }
-}
-
-/// A JSON answer: 200 and the reply's text, or 500 if it cannot be written.
-fn json_answer<T: serde::Serialize>(reply: &T) -> (u16, String) {
-    match serde_json::to_string(reply) {
-        Ok(text) => (200, text),
-        Err(e) => (500, format!("encoding the reply: {e}")),
     }
 }
