@@ -44,7 +44,8 @@ const TARGETS = {
   throughput_vs_baseline: 3,
   throughput_vs_floor: 0.7,
   p99_vs_floor: 2,
-  wasm_gzip_bytes: 600 * 1024,
+  // 600 KB read as 600,000 bytes, the stricter reading, as scripts/wasm-budget.mjs reads it.
+  wasm_gzip_bytes: 600_000,
   cold_vs_floor: 2,
 };
 

@@ -539,3 +539,21 @@ fn the_request_headers_the_edge_reads_are_lower_case_and_listed_once() {
     names.dedup();
     assert_eq!(names.len(), REQUEST_HEADERS.len());
 }
+
+/// The entry module reads the request (`src/edge/entry.js`, `readRequest`) with its own copy of
+/// the header names and the body limit: JavaScript cannot ask the wasm for them without a
+/// crossing per request, which is what reading there saves.
+#[test]
+fn the_entry_module_reads_the_listed_headers_and_body_limit() {
+    let entry = include_str!("edge/entry.js");
+    let list = entry
+        .split_once("const REQUEST_HEADERS = [")
+        .and_then(|(_, rest)| rest.split_once("];"))
+        .map(|(list, _)| list)
+        .expect("entry.js declares REQUEST_HEADERS");
+    let names: Vec<&str> =
+        list.split(',').map(|n| n.trim().trim_matches('"')).filter(|n| !n.is_empty()).collect();
+    assert_eq!(names, REQUEST_HEADERS);
+    let limit = format!("const MAX_BODY_BYTES = {};", crate::mcp::MAX_BODY_BYTES);
+    assert!(entry.contains(&limit), "entry.js should declare `{limit}`");
+}

@@ -31,7 +31,6 @@ pub mod plans;
 pub mod providers;
 pub mod rehearsal;
 pub mod sending;
-pub mod slab;
 pub mod sort;
 pub mod store;
 pub mod tools;

@@ -23,7 +23,6 @@ use crate::kv::{Kv, KvError};
 use crate::mcp::{MAX_BODY_BYTES, ToolBackend, jsonrpc::RESULT_TAIL};
 use crate::oauth::{AccountAddr, AuthObjects, ObjectError, grants, state};
 use crate::outbound::Outbound;
-use crate::slab::Slab;
 use crate::tools::{ToolAnswer, registry::LocalBoxFuture};
 use crate::workspace::{Op, OpReply, ToolCall};
 
@@ -305,15 +304,6 @@ import { env } from "cloudflare:workers";
 export function start_env() {
   return env;
 }
-export function read_head(req, names) {
-  let head = req.method + "\n" + req.url + "\n";
-  const headers = req.headers;
-  for (let i = 0; i < names.length; i++) {
-    const value = headers.get(names[i]);
-    if (value !== null) head += names[i] + "\n" + value + "\n";
-  }
-  return head;
-}
 export function respond(status, head, body) {
   // A plain object, as most Workers pass their headers, unless a name repeats (`set-cookie`).
   let headers = Object.create(null);
@@ -340,23 +330,8 @@ export function respond(status, head, body) {
     return new Response(null, { status, headers });
   }
 }
-export function rehearsal_request(url) {
-  return new Request(url, {
-    method: "POST",
-    headers: { accept: "application/json, text/event-stream", "content-type": "application/json", "cf-ray": "rehearsal" },
-  });
-}
 export function settle(answer) {
   Promise.resolve(answer).catch((e) => console.error("start: the entry rehearsal failed:", String(e)));
-}
-export function after_body(req, key, then) {
-  let body;
-  try {
-    body = req.arrayBuffer();
-  } catch {
-    return then(key, null);
-  }
-  return body.then((bytes) => then(key, new Uint8Array(bytes)), () => then(key, null));
 }
 export function deflate(text, tail, key, then) {
   // Started after this request's answer has gone: compressing tools/list takes about 3 ms of CPU,
@@ -388,23 +363,13 @@ extern "C" {
     /// The Worker's vars, secrets and bindings at global scope (Cloudflare's importable `env`,
     /// 2025-03-17), where the `start` event has none of its own.
     fn start_env() -> wasm_bindgen::JsValue;
-    /// `METHOD\nURL\n` then `name\nvalue\n` for each header of `names` the request has (the
-    /// values of a repeated name joined by `, `, as iterating `Headers` gives them too).
-    fn read_head(req: &web_sys::Request, names: &js_sys::Array) -> String;
     /// A `Response` from a status, `name\nvalue\n` pairs and the body, copied out of wasm
     /// memory first. Handing the `Response` the view of wasm memory itself, which the Fetch
     /// standard says it copies, doubled workerd's peak memory under `tools/list` load
     /// (532 against 240 MiB, bench/README.md), so the copy stays.
     fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
-    /// A bodiless `POST` to `url` (the runtime refuses a body at global scope), its `cf-ray`
-    /// naming the rehearsal, which becomes its request id.
-    #[wasm_bindgen(catch)]
-    fn rehearsal_request(url: &str) -> Result<web_sys::Request, wasm_bindgen::JsValue>;
     /// Logs it if the promise (or value) `answer` fails; an answer itself is dropped.
     fn settle(answer: &wasm_bindgen::JsValue);
-    /// Reads the request's body, then calls `then(key, body)` exactly once (`body` null if the
-    /// read failed, however it failed) and resolves to what it returns.
-    fn after_body(req: &web_sys::Request, key: u32, then: &js_sys::Function) -> wasm_bindgen::JsValue;
     /// Has the runtime gzip `text` then `tail` (its zlib, `CompressionStream`) once the current
     /// request's answer has gone, then calls `then(key, member)` once with the member's bytes, or
     /// with `null` if compressing failed; returns the promise of that.
@@ -449,20 +414,19 @@ fn start() {
 }
 
 /// Runs one request through the Worker's own entry (`fetch`), so that the edge's side of a
-/// request is compiled at start too: reading the head and the body, parking the request and
-/// taking it back, the log decision and the `Response` (about 80 functions, a third of a fresh
-/// isolate's first-request CPU, measured alone in workerd: bench/README.md, "Cold start"). It
-/// is a bodiless `POST` to the MCP endpoint without a token, so its answer is the 401 challenge:
-/// no I/O, nothing stored, not logged (routine). Its `cf-ray` names it, so that no random id is
-/// drawn, which the runtime refuses at global scope; the hex of a request id is compiled here
-/// instead. Start must not fail for a rehearsal: a request the runtime will not build, or an
-/// answer that fails, is logged; the path it runs is a real request's, which does not throw.
+/// request is compiled at start too: taking the read request apart, the log decision and the
+/// `Response` (about 80 functions, a third of a fresh isolate's first-request CPU, measured alone
+/// in workerd: bench/README.md, "Cold start"). It is a bodiless `POST` to the MCP endpoint without
+/// a token, so its answer is the 401 challenge: no I/O, nothing stored, not logged (routine). Its
+/// `cf-ray` names it, so that no random id is drawn, which the runtime refuses at global scope;
+/// the hex of a request id is compiled here instead. Start must not fail for a rehearsal: an
+/// answer that fails is logged; the path it runs is a real request's, which does not throw.
 fn rehearse_entry(env: Env) {
     let _ = crate::ids::hex(&[0; 16]);
-    match rehearsal_request("https://rehearsal.invalid/v1/mcp") {
-        Ok(request) => settle(&fetch(request, env, wasm_bindgen::JsValue::UNDEFINED)),
-        Err(e) => worker::console_error!("start: the entry rehearsal's request was refused: {e:?}"),
-    }
+    let head = "POST\nhttps://rehearsal.invalid/v1/mcp\naccept\napplication/json, text/event-stream\n\
+                cf-ray\nrehearsal\ncontent-type\napplication/json\n";
+    let read = js_sys::Array::of2(&head.into(), &js_sys::Uint8Array::new_with_length(0));
+    settle(&fetch(read, env, wasm_bindgen::JsValue::UNDEFINED));
 }
 
 /// The Worker's `fetch` handler, exported under the name worker-build's shim calls (as
@@ -470,53 +434,29 @@ fn rehearse_entry(env: Env) {
 /// I/O is answered synchronously, and one that does is handed to `future_to_promise` only once
 /// it is found waiting. Every `#[event(fetch)]` request paid for a promise, a spawned task and
 /// two microtasks, and reading the body through a `JsFuture` for two closures and a third
-/// (bench/README.md, "Where `initialize` spends its time"). Panic recovery is unchanged: it is
+/// (bench/README.md, "Where `initialize` spends its time").
+///
+/// It takes the request already read by the entry module (`src/edge/entry.js`, `readRequest`):
+/// `[head, body]`, the head as `METHOD\nURL\n` then `name\nvalue\n` for each header of
+/// [`http::REQUEST_HEADERS`] the request has, the body as bytes, `null` if reading it failed
+/// (served as an empty body) or `undefined` if it was not read (not a POST, or announced as larger
+/// than [`MAX_BODY_BYTES`]). Panic recovery is unchanged: it is the entry module's and
 /// worker-build's shim around this export, and the panic hook the `worker` crate installs.
 #[wasm_bindgen::prelude::wasm_bindgen]
-pub fn fetch(req: web_sys::Request, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
+pub fn fetch(read: js_sys::Array, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
-    let head = HEADER_NAMES.with(|names| read_head(&req, names));
-    let (request, read_body) = read_head_into_request(&head);
-    if !read_body {
-        return serve(Incoming { request, env, ctx, started });
-    }
-    let key = PENDING.with(|pending| pending.borrow_mut().insert(Incoming { request, env, ctx, started }));
-    AFTER_BODY.with(|continuation| after_body(&req, key, continuation.as_ref().unchecked_ref()))
-}
-
-/// A request as far as it has been read, with what serving it needs; one waiting for its body
-/// is parked in [`PENDING`] between `fetch` and [`AFTER_BODY`].
-struct Incoming {
-    request: HttpRequest,
-    env: Env,
-    ctx: wasm_bindgen::JsValue,
-    started: i64,
-}
-
-thread_local! {
-    /// [`http::REQUEST_HEADERS`] as a JavaScript array, made once per isolate.
-    static HEADER_NAMES: js_sys::Array = {
-        let names = js_sys::Array::new();
-        for name in http::REQUEST_HEADERS {
-            names.push(&wasm_bindgen::JsValue::from_str(name));
-        }
-        names
-    };
-    /// Requests whose body is being read, by the key `after_body` hands back.
-    static PENDING: std::cell::RefCell<Slab<Incoming>> = const { std::cell::RefCell::new(Slab::new()) };
-    /// Called by `after_body` with a request's key and its body (`null` when the read failed,
-    /// served as an empty body, as before). One closure for the isolate's life, rather than the
-    /// two a `JsFuture` creates per request.
-    static AFTER_BODY: wasm_bindgen::closure::Closure<dyn Fn(u32, wasm_bindgen::JsValue) -> wasm_bindgen::JsValue> =
-        wasm_bindgen::closure::Closure::new(|key: u32, body: wasm_bindgen::JsValue| {
-            let Some(mut incoming) = PENDING.with(|pending| pending.borrow_mut().take(key)) else {
-                // Every key is taken once, by the one callback `after_body` attaches.
-                return respond(500, "", b"").into();
-            };
+    let head = read.get(0).as_string().unwrap_or_default();
+    let body = read.get(1);
+    let mut request = read_head_into_request(&head);
+    if request.method == "POST" {
+        request.body = if body.is_undefined() {
+            None
+        } else {
             let bytes = body.dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default();
-            incoming.request.body = (bytes.len() <= MAX_BODY_BYTES).then_some(bytes);
-            serve(incoming)
-        });
+            (bytes.len() <= MAX_BODY_BYTES).then_some(bytes)
+        };
+    }
+    serve(request, env, ctx, started)
 }
 
 /// Routes a request whose body has been read. A request that completes on its first poll (no
@@ -524,9 +464,8 @@ thread_local! {
 /// itself; one that waits (a Durable Object, KV, an outside provider) returns a promise, and
 /// `future_to_promise` polls it on from where the first poll left it (a `JsFuture` registers
 /// the waker of its latest poll, so the first poll's no-op waker loses nothing).
-fn serve(incoming: Incoming) -> wasm_bindgen::JsValue {
+fn serve(request: HttpRequest, env: Env, ctx: wasm_bindgen::JsValue, started: i64) -> wasm_bindgen::JsValue {
     use std::task::{Poll, Waker};
-    let Incoming { request, env, ctx, started } = incoming;
     let mut answer = Box::pin(async move {
         let request_id =
             request.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
@@ -557,19 +496,16 @@ fn serve(incoming: Incoming) -> wasm_bindgen::JsValue {
     }
 }
 
-/// The request as far as its head tells, and whether its body is to be read: only POST bodies
-/// are, and never one announced as too large (its `body` stays `None`, a 413 for the router).
-fn read_head_into_request(head: &str) -> (HttpRequest, bool) {
+/// The request as far as its head tells (`METHOD\nURL\n`, then `name\nvalue\n` pairs); the
+/// body of a POST is still to be set, any other request has an empty one.
+fn read_head_into_request(head: &str) -> HttpRequest {
     let mut lines = head.split('\n');
     let method = lines.next().unwrap_or_default().to_ascii_uppercase();
     let url = lines.next().unwrap_or_default();
     let headers = header_pairs(lines);
     let (path, query) = split_url(url);
-    let declared =
-        headers.iter().find(|(k, _)| k == "content-length").and_then(|(_, v)| v.trim().parse::<usize>().ok());
-    let read_body = method == "POST" && declared.is_none_or(|n| n <= MAX_BODY_BYTES);
     let body = if method == "POST" { None } else { Some(Vec::new()) };
-    (HttpRequest { method, path, query, headers, body }, read_body)
+    HttpRequest { method, path, query, headers, body }
 }
 
 /// The `name\nvalue\n` pairs of a head written in JavaScript (`read_head`, the outbound

@@ -16,8 +16,10 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 const state = (globalThis.__worker_init_state = { criticalError: false, instanceId: 0 });
 const seen = { direct: 0, throughShim: 0, rebuilt: 0, scheduled: 0 };
 class Entrypoint extends WorkerEntrypoint {}
-Entrypoint.prototype.fetch = function (request) {
-  const { pathname } = new URL(request.url);
+// The wasm \`fetch\` takes the request as the entry module read it: [head, body].
+Entrypoint.prototype.fetch = function ([head, body]) {
+  const { pathname } = new URL(head.split("\\n")[1]);
+  if (pathname === "/read") return Response.json({ head, body: body === undefined ? "unread" : body === null ? null : [...body] });
   if (pathname === "/seen") return Response.json({ ...seen, criticalError: state.criticalError, instance: state.instanceId });
   if (pathname === "/trap") throw new WebAssembly.RuntimeError("unreachable");
   if (pathname === "/trap-later") return Promise.resolve().then(() => { throw new WebAssembly.RuntimeError("unreachable"); });
@@ -75,6 +77,7 @@ const get = async (path) => {
   return { status: response.status, text: await response.text() };
 };
 const seen = async () => JSON.parse((await get("/seen")).text);
+const read = async (init) => (await mf.dispatchFetch("http://entry.test/read?q=1", init)).json();
 
 test("requests reach the shim's fetch without its per-request Proxies", async () => {
   const before = await seen();
@@ -121,4 +124,37 @@ test("the object classes extend DurableObject, so the Worker reaches the shim's 
   assert.equal((await seen()).objects, (before.objects ?? 0) + 1, "built once, through the shim's Proxy");
   assert.deepEqual(await get("/object"), { status: 200, text: "200\n/tool body in 64" });
   assert.equal((await seen()).objects, (before.objects ?? 0) + 1, "the same instance answers the next call");
+});
+
+test("the entry module hands the wasm the request's head, with only the listed headers, and its body", async () => {
+  const headers = {
+    Authorization: "Bearer x",
+    "Content-Type": "application/json",
+    "MCP-Protocol-Version": "2025-11-25",
+    "User-Agent": "not read",
+    "X-Other": "not read",
+  };
+  const post = await read({ method: "POST", headers, body: '{"a":1}' });
+  const lines = post.head.split("\n");
+  assert.deepEqual(lines.slice(0, 2), ["POST", "http://entry.test/read?q=1"]);
+  const pairs = Object.fromEntries(
+    Array.from({ length: (lines.length - 3) / 2 }, (_, i) => [lines[2 + 2 * i], lines[3 + 2 * i]]),
+  );
+  assert.equal(lines.at(-1), "", "every line ends with a line feed");
+  assert.equal(pairs.authorization, "Bearer x");
+  assert.equal(pairs["content-type"], "application/json");
+  assert.equal(pairs["mcp-protocol-version"], "2025-11-25");
+  assert.equal(pairs["user-agent"], undefined, "a header the Worker does not read is left out");
+  assert.equal(pairs["x-other"], undefined);
+  assert.deepEqual(post.body, [...new TextEncoder().encode('{"a":1}')]);
+
+  const got = await read({ headers });
+  assert.ok(got.head.startsWith("GET\n"));
+  assert.equal(got.body, "unread", "only a POST body is read");
+
+  // A body announced as larger than MAX_BODY_BYTES is not read: the router answers 413.
+  const large = await read({ method: "POST", headers: { "Content-Length": "1048577" }, body: "x".repeat(1048577) });
+  assert.equal(large.body, "unread");
+  const limit = await read({ method: "POST", body: "x".repeat(1048576) });
+  assert.equal(limit.body.length, 1048576, "a body at the limit is read");
 });
