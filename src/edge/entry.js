@@ -64,23 +64,51 @@ function readHead(request) {
 // The request as the wasm `fetch` takes it (`edge::fetch`): `[head, body]`, read here, so that a
 // request enters the wasm once, with everything it needs, rather than calling out for its head
 // and again for its body (bench/README.md, "Reading the request here"). `body` is a Uint8Array;
-// `null` if reading it failed; `undefined` when it is not read: not a POST, or announced as larger
-// than MAX_BODY_BYTES (the router answers 413 without reading it).
+// `null` if reading it failed; `undefined` when it is not read: not a POST, or larger than
+// MAX_BODY_BYTES (the router answers 413).
 function readRequest(request) {
   const head = readHead(request);
-  if (request.method !== "POST" || Number(request.headers.get("content-length")) > MAX_BODY_BYTES) {
-    return [head, undefined];
-  }
-  let body;
+  if (request.method !== "POST") return [head, undefined];
+  const length = request.headers.get("content-length");
+  const failed = () => [head, null];
   try {
-    body = request.arrayBuffer();
+    if (length === null) return readAtMost(request.body, MAX_BODY_BYTES).then((bytes) => [head, bytes], failed);
+    // The runtime holds the body to its announced length, so one announced within the limit is
+    // read whole.
+    if (!(Number(length) <= MAX_BODY_BYTES)) return [head, undefined];
+    return request.arrayBuffer().then((bytes) => [head, new Uint8Array(bytes)], failed);
   } catch {
-    return [head, null];
+    return failed();
   }
-  return body.then(
-    (bytes) => [head, new Uint8Array(bytes)],
-    () => [head, null],
-  );
+}
+
+// A body sent without its length (chunked), read only up to `limit` bytes: `undefined` once it
+// goes past, the rest never read. Read whole, an endless or very large body would be held in
+// the isolate's memory (128 MB on Cloudflare, shared by every request it serves) before it
+// could be refused.
+async function readAtMost(stream, limit) {
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      reader.cancel().catch(() => {});
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return chunks[0];
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
 }
 
 // Hands the read request to the wasm `fetch` through the shim's method, as the shim's own class

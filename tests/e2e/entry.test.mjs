@@ -10,6 +10,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
 import { ROOT } from "../../scripts/lib/devtoken.mjs";
+import { freePort } from "./harness.mjs";
 
 const SHIM = `
 import { WorkerEntrypoint } from "cloudflare:workers";
@@ -61,7 +62,11 @@ export const Workspace = new Proxy(WorkspaceClass, objectProxy);
 export const OAuthState = new Proxy(class { call() { return "200\\n"; } fetch() { return new Response(""); } alarm() {} }, objectProxy);
 `;
 
+const directPort = await freePort();
 const mf = new Miniflare({
+  // A socket straight into workerd: Miniflare's entry Worker hands a streamed body on with its
+  // length, which would hide the read of a body sent without one.
+  unsafeDirectSockets: [{ host: "127.0.0.1", port: directPort }],
   modules: [
     { type: "ESModule", path: "index.js", contents: readFileSync(join(ROOT, "src/edge/entry.js"), "utf8") },
     { type: "ESModule", path: "shim.mjs", contents: SHIM },
@@ -77,7 +82,11 @@ const get = async (path) => {
   return { status: response.status, text: await response.text() };
 };
 const seen = async () => JSON.parse((await get("/seen")).text);
-const read = async (init) => (await mf.dispatchFetch("http://entry.test/read?q=1", init)).json();
+const direct = `http://127.0.0.1:${directPort}/read?q=1`;
+const read = async (init) => {
+  await mf.ready;
+  return (await fetch(direct, init)).json();
+};
 
 test("requests reach the shim's fetch without its per-request Proxies", async () => {
   const before = await seen();
@@ -136,7 +145,7 @@ test("the entry module hands the wasm the request's head, with only the listed h
   };
   const post = await read({ method: "POST", headers, body: '{"a":1}' });
   const lines = post.head.split("\n");
-  assert.deepEqual(lines.slice(0, 2), ["POST", "http://entry.test/read?q=1"]);
+  assert.deepEqual(lines.slice(0, 2), ["POST", direct]);
   const pairs = Object.fromEntries(
     Array.from({ length: (lines.length - 3) / 2 }, (_, i) => [lines[2 + 2 * i], lines[3 + 2 * i]]),
   );
@@ -157,4 +166,23 @@ test("the entry module hands the wasm the request's head, with only the listed h
   assert.equal(large.body, "unread");
   const limit = await read({ method: "POST", body: "x".repeat(1048576) });
   assert.equal(limit.body.length, 1048576, "a body at the limit is read");
+
+  // Sent without its length: read up to the limit, in however many chunks it comes.
+  const chunked = (sizes) =>
+    read({
+      method: "POST",
+      duplex: "half",
+      body: new ReadableStream({
+        start(controller) {
+          for (const size of sizes) controller.enqueue(new Uint8Array(size).fill(0x61));
+          controller.close();
+        },
+      }),
+    });
+  assert.equal((await chunked([])).body.length, 0);
+  const small = await chunked([1000, 24]);
+  assert.ok(!small.head.includes("content-length"), small.head);
+  assert.equal(small.body.length, 1024);
+  assert.equal((await chunked([524288, 524288])).body.length, 1048576, "exactly the limit is read");
+  assert.equal((await chunked([524288, 524289])).body, "unread", "past the limit, the rest is not read");
 });

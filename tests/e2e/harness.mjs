@@ -214,16 +214,20 @@ export async function post(worker, body, { token, headers = {}, path = "/v1/mcp"
  * into workerd: the Worker sees a body whose size it learns only by reading it.
  */
 export async function postChunked(worker, path, bytes, headers = {}) {
+  const body =
+    bytes instanceof ReadableStream
+      ? bytes
+      : new ReadableStream({
+          start(controller) {
+            for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
+            controller.close();
+          },
+        });
   const res = await fetch(worker.directUrl + path, {
     method: "POST",
     duplex: "half",
     headers: { host: new URL(worker.url).host, ...headers },
-    body: new ReadableStream({
-      start(controller) {
-        for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
-        controller.close();
-      },
-    }),
+    body,
   });
   return answerOf(res);
 }
