@@ -133,7 +133,7 @@ async function main() {
   const wasm = wasmPath();
   const wasmBytes = wasm ? readFileSync(wasm) : null;
   const wasmInfo = wasmBytes ? { path: wasm.slice(ROOT.length + 1), raw: wasmBytes.length, gzip: gzipSync(wasmBytes, { level: 9 }).length } : null;
-  if (wasmInfo) say(`wasm: ${(wasmInfo.raw / 1024).toFixed(0)} KiB raw, ${(wasmInfo.gzip / 1024).toFixed(0)} KiB gzip`);
+  if (wasmInfo) say(`wasm: ${wasmInfo.raw.toLocaleString("en")} B raw, ${wasmInfo.gzip.toLocaleString("en")} B gzip -9`);
 
   const tok = tokens();
   const all = scenarios(tok);
@@ -338,7 +338,7 @@ function markdown(r) {
   }
   for (const s of r.skipped) L.push("", `Not measured: ${s}.`);
   L.push("");
-  if (r.build.wasm) L.push(`wasm (\`${r.build.wasm.path}\`${r.build.opt ? ", wasm-opt" : ""}): ${fmt(r.build.wasm.raw / 1024)} KiB raw, ${fmt(r.build.wasm.gzip / 1024)} KiB gzip -9.`);
+  if (r.build.wasm) L.push(`wasm (\`${r.build.wasm.path}\`${r.build.opt ? ", wasm-opt" : ""}): ${r.build.wasm.raw.toLocaleString("en")} B raw, ${r.build.wasm.gzip.toLocaleString("en")} B gzip -9.`);
   L.push("");
   L.push(`Cold start: ${r.settings.cold_starts} fresh workerd processes per Worker and scenario, interleaved. "Alone": the Worker is the only one in its workerd, as Miniflare configures it but without Miniflare's simulators (\`bench/alone.mjs\`). "Under Miniflare": as the end-to-end tests run it, where the simulators' isolates, created after the Worker's, flush a wasm Worker's compiled code before its first request (bench/README.md, "Cold start"). First request: median (minimum), and the CPU its workerd spent on it.`);
   L.push("");
@@ -361,7 +361,7 @@ function markdown(r) {
   L.push("| target | value | met |");
   L.push("|---|---:|:---:|");
   for (const c of r.targets) {
-    const v = c.target.startsWith("wasm") ? `${fmt(c.value / 1024)} KiB` : c.target.includes("%") ? `${fmt(c.value * 100)}%` : `${fmt(c.value, 2)}×`;
+    const v = c.target.startsWith("wasm") ? `${c.value.toLocaleString("en")} B` : c.target.includes("%") ? `${fmt(c.value * 100)}%` : `${fmt(c.value, 2)}×`;
     L.push(`| ${c.target} | ${v} | ${c.ok ? "yes" : "**no**"} |`);
   }
   return L.join("\n");
