@@ -8,13 +8,28 @@
 //!   `serde_json::from_str` compiled a second copy of every type read from text (a
 //!   `Deserializer<StrRead>` per type, with its map and sequence accessors). The cost is a second
 //!   pass over the parsed tree, small beside the request around it: these are short documents.
-//! - A [`Value`] is read by [`from_value`], not `serde_json::from_value`. serde_json's `Value`
-//!   deserializer also lets a struct be read from an array (`[1, "x"]` for `{a: 1, b: "x"}`),
-//!   which compiled every struct's sequence path next to its map path: dead code nothing here
-//!   sends, about 60 KB of the Worker's wasm. This one reads structs from objects only, and
-//!   otherwise answers exactly as serde_json's does (same visitor calls, same error messages).
-//! - Database rows ([`from_entries`], used by `store::Rows`) go through the same map access, so a
-//!   type read both from a row and from a document shares its decoding code.
+//! - A [`Value`] is read by [`from_value`], not `serde_json::from_value`, which compiled both of
+//!   serde's ways to read a struct for every type: from a map (`visit_map`: a match on each key,
+//!   a slot per field, duplicate and missing checks, and a field-name visitor) and from an array
+//!   of its fields in order (`visit_seq`). This one reads a struct from an object only, but hands
+//!   it to the derived code as the sequence of its fields in declared order (`deserialize_struct`
+//!   is given their names), each looked up in the object: only the smaller `visit_seq` is
+//!   compiled, and every struct's `visit_map` and field visitor are dead code (22 KB of gzip, a
+//!   tenth of the wasm's raw size: docs/scale.md). A field the object lacks is `None` to an
+//!   `Option`, the default of a `#[serde(default)]` field, and otherwise serde's own
+//!   `missing field` error; otherwise it answers exactly as serde_json's does (same messages).
+//! - Database rows ([`from_entries`], used by `store::Rows`) go through the same path, so a type
+//!   read both from a row and from a document shares its decoding code.
+//!
+//! Two things follow for decoded types, each held by a test here:
+//!
+//! - No `#[serde(alias)]`: serde lists a field's aliases among the names it gives, so the
+//!   positions would no longer be the fields'. Rows name their columns as the type's fields
+//!   (`first_name AS firstName`).
+//! - `#[serde(deny_unknown_fields)]` is not seen by this path. Keys that are no field are ignored,
+//!   except under [`decode_strict`] (configuration), which refuses them at every level with
+//!   serde's `unknown field` message. Tool arguments are held to their input schema, with its
+//!   `additionalProperties: false`, before they are decoded (`tools::registry`).
 //!
 //! Types that are decoded do not use `#[serde(flatten)]`, `tag = ...` or `untagged`: serde reads
 //! those by buffering the input in its private `Content` form, a second decoding path that cost
@@ -39,6 +54,35 @@ pub fn decode<T: DeserializeOwned>(text: impl AsRef<[u8]>) -> serde_json::Result
 /// Reads `T` from a [`Value`] (what `serde_json::from_value` does, structs from objects only).
 pub fn from_value<T: DeserializeOwned>(value: Value) -> serde_json::Result<T> {
     T::deserialize(ValueDeserializer(value))
+}
+
+/// [`decode`], refusing a key that is no field of its struct, at every level, as
+/// `#[serde(deny_unknown_fields)]` would: for configuration, where such a key is a mistake to
+/// report rather than a newer field to ignore.
+pub fn decode_strict<T: DeserializeOwned>(text: impl AsRef<[u8]>) -> serde_json::Result<T> {
+    let value = parse(text)?;
+    let _strict = Strict::begin();
+    from_value(value)
+}
+
+thread_local! {
+    /// Whether a [`decode_strict`] is under way on this thread.
+    static STRICT: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Strict decoding until dropped, however the decoding ends.
+struct Strict(bool);
+
+impl Strict {
+    fn begin() -> Strict {
+        Strict(STRICT.with(|s| s.replace(true)))
+    }
+}
+
+impl Drop for Strict {
+    fn drop(&mut self) {
+        STRICT.with(|s| s.set(self.0));
+    }
 }
 
 /// Reads `T` from named values, as from an object with these entries in this order (a database
@@ -278,15 +322,16 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
         let o = object(self.0, &visitor)?;
         visit_object(o, visitor)
     }
-    /// Objects only: the one difference from serde_json, which also reads a struct from an array
-    /// of its fields in order (see the module comment).
+    /// Objects only, handed to the derived code as the sequence of their fields (see the module
+    /// comment); serde_json also reads a struct from an array of its fields in order.
     fn deserialize_struct<V: Visitor<'de>>(
         self,
         _name: &'static str,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
-        self.deserialize_map(visitor)
+        let o = object(self.0, &visitor)?;
+        visit_struct(object_entries(o), fields, visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -315,8 +360,116 @@ impl<'de> de::Deserializer<'de> for EntriesDeserializer<'_> {
         visit_entries(self.0, visitor)
     }
 
+    fn deserialize_struct<V: Visitor<'de>>(
+        self,
+        _name: &'static str,
+        fields: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        visit_struct(self.0, fields, visitor)
+    }
+
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option
+        unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+    }
+}
+
+/// A struct's fields as the sequence serde's derived `visit_seq` reads: their values in the
+/// order of the names serde gives (`FIELDS`), each `None` where the object lacks it.
+struct StructAccess {
+    fields: &'static [&'static str],
+    values: std::vec::IntoIter<Option<Value>>,
+    index: usize,
+    /// The field last found missing, until the next is read: if the visitor fails then, it failed
+    /// for that field's absence.
+    missing: Option<&'static str>,
+}
+
+impl StructAccess {
+    /// Places each entry at its field's position: a key that is no field is ignored (refused
+    /// while strict), a key given twice (a row's column named twice) refused, as serde's map
+    /// path does.
+    #[inline(never)]
+    fn new(entries: Entries<'_>, fields: &'static [&'static str]) -> Result<StructAccess, Error> {
+        let mut values: Vec<Option<Value>> = fields.iter().map(|_| None).collect();
+        for (key, value) in entries {
+            match fields.iter().position(|field| *field == key) {
+                Some(i) if values[i].is_some() => return Err(de::Error::duplicate_field(fields[i])),
+                Some(i) => values[i] = Some(value),
+                None if STRICT.with(std::cell::Cell::get) => {
+                    return Err(de::Error::unknown_field(&key, fields));
+                }
+                None => {}
+            }
+        }
+        Ok(StructAccess { fields, values: values.into_iter(), index: 0, missing: None })
+    }
+
+    /// The next field's value, `None` if the object lacks it.
+    #[inline(never)]
+    fn next_value(&mut self) -> Option<Value> {
+        let field = self.fields.get(self.index).copied();
+        self.index += 1;
+        let value = self.values.next().flatten();
+        self.missing = if value.is_none() { field } else { None };
+        value
+    }
+
+    /// The visitor's failure, as serde's map path words it when a field is missing.
+    #[inline(never)]
+    fn explain(&self, error: Error) -> Error {
+        match self.missing {
+            Some(field) => de::Error::missing_field(field),
+            None => error,
+        }
+    }
+}
+
+impl<'de> de::SeqAccess<'de> for StructAccess {
+    type Error = Error;
+
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
+        match self.next_value() {
+            Some(value) => seed.deserialize(ValueDeserializer(value)).map(Some),
+            // An `Option` reads a missing field as `None`; to anything else it is the end of the
+            // sequence at this field, which the derived code answers with the field's default,
+            // or with an error that `explain` words as serde's `missing field`.
+            None => Ok(seed.deserialize(Missing).ok()),
+        }
+    }
+
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.values.len())
+    }
+}
+
+fn visit_struct<'de, V: Visitor<'de>>(
+    entries: Entries<'_>,
+    fields: &'static [&'static str],
+    visitor: V,
+) -> Result<V::Value, Error> {
+    let mut access = StructAccess::new(entries, fields)?;
+    visitor.visit_seq(&mut access).map_err(|e| access.explain(e))
+}
+
+/// A field the object lacks: `None` to an `Option`, an error to anything else (as serde's
+/// `missing_field` reads it).
+struct Missing;
+
+impl<'de> de::Deserializer<'de> for Missing {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, _visitor: V) -> Result<V::Value, Error> {
+        Err(de::Error::custom("missing"))
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_none()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
         unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
     }
 }
@@ -500,11 +653,11 @@ impl<'de> de::VariantAccess<'de> for VariantAccess {
 
     fn struct_variant<V: Visitor<'de>>(
         self,
-        _fields: &'static [&'static str],
+        fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Error> {
         let o = variant_value(self.0, &"struct variant").and_then(|v| object(v, &"struct variant"))?;
-        visit_object(o, visitor)
+        visit_struct(object_entries(o), fields, visitor)
     }
 }
 
@@ -555,12 +708,98 @@ mod tests {
         a: i64,
     }
 
-    /// The outcome of both deserializers, errors as text: they must agree.
+    /// The outcome of both deserializers, errors as text: they must agree. Ours is strict, as
+    /// `Input`'s `deny_unknown_fields` is for serde_json's.
     fn both<T: DeserializeOwned + PartialEq + std::fmt::Debug>(value: Value) -> Result<T, String> {
-        let ours = from_value::<T>(value.clone()).map_err(|e| e.to_string());
+        let ours = {
+            let _strict = Strict::begin();
+            from_value::<T>(value.clone()).map_err(|e| e.to_string())
+        };
         let theirs = serde_json::from_value::<T>(value).map_err(|e| e.to_string());
         assert_eq!(ours, theirs);
         ours
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    struct Plain {
+        a: i64,
+        b: Option<String>,
+        #[serde(default)]
+        c: Vec<u8>,
+        inner: Option<Inner>,
+    }
+
+    #[derive(Debug, PartialEq, Deserialize)]
+    #[serde(default)]
+    struct Defaults {
+        a: i64,
+        b: String,
+    }
+    impl Default for Defaults {
+        fn default() -> Self {
+            Defaults { a: 7, b: "seven".into() }
+        }
+    }
+
+    #[test]
+    fn a_missing_field_is_none_its_default_or_serdes_error() {
+        let read: Plain = from_value(json!({"a": 1})).unwrap();
+        assert_eq!(read, Plain { a: 1, b: None, c: vec![], inner: None });
+        // Missing in the middle, present after: each field is read at its own position.
+        let read: Plain = from_value(json!({"inner": {"a": 2}, "a": 1, "c": [3]})).unwrap();
+        assert_eq!(read, Plain { a: 1, b: None, c: vec![3], inner: Some(Inner { a: 2 }) });
+        for (value, message) in [
+            (json!({"b": "x"}), "missing field `a`"),
+            (json!({"a": 1, "inner": {}}), "missing field `a`"),
+            (json!({"a": 1, "b": null, "c": null}), "invalid type: null, expected a sequence"),
+            (json!({"a": "1"}), r#"invalid type: string "1", expected i64"#),
+        ] {
+            assert_eq!(from_value::<Plain>(value.clone()).unwrap_err().to_string(), message, "{value}");
+            assert_eq!(serde_json::from_value::<Plain>(value).unwrap_err().to_string(), message);
+        }
+        // A struct-level default fills what is missing from the type's `Default`.
+        assert_eq!(from_value::<Defaults>(json!({"b": "x"})).unwrap(), Defaults { a: 7, b: "x".into() });
+        assert_eq!(from_value::<Defaults>(json!({})).unwrap(), Defaults::default());
+    }
+
+    #[test]
+    fn unknown_keys_are_ignored_unless_strict_at_every_level() {
+        let value = json!({"a": 1, "extra": true, "inner": {"a": 2, "more": 1}});
+        let read: Plain = from_value(value.clone()).unwrap();
+        assert_eq!(read.inner, Some(Inner { a: 2 }));
+        let error = decode_strict::<Plain>(value.to_string()).unwrap_err().to_string();
+        assert_eq!(error, "unknown field `extra`, expected one of `a`, `b`, `c`, `inner`");
+        let nested = json!({"a": 1, "inner": {"a": 2, "more": 1}});
+        let error = decode_strict::<Plain>(nested.to_string()).unwrap_err().to_string();
+        assert_eq!(error, "unknown field `more`, expected `a`");
+        // Strictness ends with the call, whether it failed or not.
+        assert!(from_value::<Plain>(value).is_ok());
+        assert_eq!(decode_strict::<Plain>(r#"{"a": 1}"#).unwrap().a, 1);
+    }
+
+    /// serde lists a field's aliases among the names it hands `deserialize_struct`, which would
+    /// shift every field after it (module comment): no `alias` in any serde attribute.
+    #[test]
+    fn no_type_has_a_serde_alias() {
+        fn walk(dir: &std::path::Path, found: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, found);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    for (i, line) in text.lines().enumerate() {
+                        let line = line.trim_start();
+                        if line.starts_with("#[serde(") && line.contains("alias") {
+                            found.push(format!("{}:{}", path.display(), i + 1));
+                        }
+                    }
+                }
+            }
+        }
+        let mut found = Vec::new();
+        walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
+        assert!(found.is_empty(), "serde aliases (name the SQL column as the field instead): {found:?}");
     }
 
     #[test]
@@ -651,5 +890,10 @@ mod tests {
         assert_eq!(read, Inner { a: 1 });
         let error = from_entries::<Inner>(boxed(vec![("a", json!("x"))])).unwrap_err();
         assert_eq!(error.to_string(), r#"invalid type: string "x", expected i64"#);
+        // A column named twice is a mistake in the query, as serde's map path says.
+        let error = from_entries::<Inner>(boxed(vec![("a", json!(1)), ("a", json!(2))])).unwrap_err();
+        assert_eq!(error.to_string(), "duplicate field `a`");
+        let error = from_entries::<Inner>(boxed(vec![("b", json!(1))])).unwrap_err();
+        assert_eq!(error.to_string(), "missing field `a`");
     }
 }

@@ -161,7 +161,7 @@ pub struct Catalogue {
 impl Catalogue {
     /// Parses and checks a catalogue document.
     pub fn parse(json: &str) -> Result<Catalogue, String> {
-        let mut c: Catalogue = crate::json::decode(json).map_err(|e| e.to_string())?;
+        let mut c: Catalogue = crate::json::decode_strict(json).map_err(|e| e.to_string())?;
         if c.currency.len() != 3 || !c.currency.bytes().all(|b| b.is_ascii_lowercase()) {
             return Err("currency must be a lower-case ISO 4217 code such as usd".into());
         }

@@ -1036,8 +1036,7 @@ impl Tool for ListReplies {
         let mut seen = Vec::new();
         for r in &page {
             let lead: Option<leads::Lead> = cx.db.row(
-                "SELECT id, email, first_name, last_name, title, company, company_domain, industry, company_size, country, \
-                 city, provider FROM leads WHERE email = ?",
+                concat!("SELECT ", leads::lead_columns!(), " FROM leads WHERE email = ?"),
                 vec![r.lead.clone().into()],
             )?;
             let class = Class::parse(&r.class).unwrap_or(Class::NotInterested);

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::leads::Lead;
+use super::leads::{self, Lead};
 use super::sequence::Sequence;
 use super::suppression::{self, Reason};
 use crate::config::Config;
@@ -295,9 +295,12 @@ pub fn unassigned_leads(db: &dyn Db) -> Result<Vec<(Lead, String)>, StoreError> 
         email_status: Option<String>,
     }
     let rows = db.query(Stmt::new(
-        "SELECT id, email, first_name, last_name, title, company, company_domain, industry, company_size, country, city, \
-         provider, email_status FROM leads l WHERE NOT EXISTS (SELECT 1 FROM campaign_leads c WHERE c.lead_id = l.id) \
-         ORDER BY id",
+        concat!(
+            "SELECT ",
+            leads::lead_columns!(),
+            ", email_status FROM leads l WHERE NOT EXISTS (SELECT 1 FROM campaign_leads c WHERE c.lead_id = l.id) \
+             ORDER BY id"
+        ),
         vec![],
     ))?;
     let (leads, statuses): (Vec<Lead>, Vec<Status>) = (rows.decode()?, rows.decode()?);

@@ -34,23 +34,21 @@ pub struct Lead {
     /// Work email.
     pub email: String,
     /// Given name.
-    #[serde(alias = "first_name")]
     pub first_name: String,
     /// Surname.
-    #[serde(alias = "last_name")]
     pub last_name: String,
     /// Job title.
     pub title: String,
     /// Company.
     pub company: String,
     /// Company domain.
-    #[serde(alias = "company_domain", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub company_domain: Option<String>,
     /// Industry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub industry: Option<String>,
     /// Company size band.
-    #[serde(alias = "company_size", skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub company_size: Option<String>,
     /// Country.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,6 +60,15 @@ pub struct Lead {
     pub provider: String,
 }
 
+/// The columns of a [`Lead`], each named as its field is (a literal, for `concat!`).
+macro_rules! lead_columns {
+    () => {
+        "id, email, first_name AS firstName, last_name AS lastName, title, company, \
+         company_domain AS companyDomain, industry, company_size AS companySize, country, city, provider"
+    };
+}
+pub(crate) use lead_columns;
+
 /// How many leads the workspace holds.
 pub fn count(db: &dyn Db) -> Result<i64, StoreError> {
     Ok(db.query(Stmt::new("SELECT COUNT(*) FROM leads", vec![]))?.scalar_i64().unwrap_or(0))
@@ -69,11 +76,7 @@ pub fn count(db: &dyn Db) -> Result<i64, StoreError> {
 
 /// The `n`-th lead in import order (from 0).
 pub fn nth(db: &dyn Db, n: i64) -> Result<Option<Lead>, StoreError> {
-    db.row(
-        "SELECT id, email, first_name, last_name, title, company, company_domain, industry, company_size, country, city, \
-         provider FROM leads ORDER BY id LIMIT 1 OFFSET ?",
-        vec![n.into()],
-    )
+    db.row(concat!("SELECT ", lead_columns!(), " FROM leads ORDER BY id LIMIT 1 OFFSET ?"), vec![n.into()])
 }
 
 /// The state of an import job.
