@@ -14,8 +14,8 @@
 //!   of its fields in order (`visit_seq`). This one reads a struct from an object only, but hands
 //!   it to the derived code as the sequence of its fields in declared order (`deserialize_struct`
 //!   is given their names), each looked up in the object: only the smaller `visit_seq` is
-//!   compiled, and every struct's `visit_map` and field visitor are dead code (22 KB of gzip, a
-//!   tenth of the wasm's raw size: docs/scale.md). A field the object lacks is `None` to an
+//!   compiled, and every struct's `visit_map` and field visitor are dead code (21 KB of the
+//!   module's gzip size, 100 KB of its raw size: docs/scale.md). A field the object lacks is `None` to an
 //!   `Option`, the default of a `#[serde(default)]` field, and otherwise serde's own
 //!   `missing field` error; otherwise it answers exactly as serde_json's does (same messages).
 //! - Database rows ([`from_entries`], used by `store::Rows`) go through the same path, so a type

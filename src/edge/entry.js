@@ -27,8 +27,8 @@ function noteTrap(error) {
   if (error instanceof WebAssembly.RuntimeError && initState) initState.criticalError = true;
 }
 
-// The request headers the Worker reads: `http::REQUEST_HEADERS`, in the same order (a native test,
-// `edge::tests`, holds the two lists equal). Asking for each by name costs less than iterating
+// The request headers the Worker reads: `http::REQUEST_HEADERS`, in the same order (a native test
+// in src/http_tests.rs holds the two lists equal). Asking for each by name costs less than iterating
 // `Headers`, which on Cloudflare carry a dozen more (bench/README.md, "Reading the request's
 // headers by name").
 const REQUEST_HEADERS = [
@@ -45,7 +45,7 @@ const REQUEST_HEADERS = [
   "origin",
   "stripe-signature",
 ];
-// `mcp::MAX_BODY_BYTES` (held equal by the same test): a body announced as larger is not read.
+// `mcp::MAX_BODY_BYTES` (held equal by the same test): a larger body is not read, or not past it.
 const MAX_BODY_BYTES = 1048576;
 
 // `METHOD\nURL\n`, then `name\nvalue\n` for each of REQUEST_HEADERS the request has (a repeated

@@ -440,8 +440,9 @@ fn rehearse_entry(env: Env) {
 /// `[head, body]`, the head as `METHOD\nURL\n` then `name\nvalue\n` for each header of
 /// [`http::REQUEST_HEADERS`] the request has, the body as bytes, `null` if reading it failed
 /// (served as an empty body) or `undefined` if it was not read (not a POST, or larger than
-/// [`MAX_BODY_BYTES`]: announced so, or found so after reading that far). Panic recovery is unchanged: it is the entry module's and
-/// worker-build's shim around this export, and the panic hook the `worker` crate installs.
+/// [`MAX_BODY_BYTES`]: announced so, or found so after reading that far). Panic recovery is
+/// unchanged: it is the entry module's and worker-build's shim around this export, and the
+/// panic hook the `worker` crate installs.
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn fetch(read: js_sys::Array, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
@@ -508,8 +509,8 @@ fn read_head_into_request(head: &str) -> HttpRequest {
     HttpRequest { method, path, query, headers, body }
 }
 
-/// The `name\nvalue\n` pairs of a head written in JavaScript (`read_head`, the outbound
-/// `send`), names lower-case.
+/// The `name\nvalue\n` pairs of a head written in JavaScript (the entry module's `readHead`, the
+/// outbound `send`), names lower-case.
 fn header_pairs<'a>(mut lines: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
     let mut headers = Vec::new();
     while let (Some(name), Some(value)) = (lines.next(), lines.next()) {
