@@ -350,7 +350,8 @@ impl<'de> de::Deserializer<'de> for ValueDeserializer {
     }
 }
 
-/// A row: its entries as a map (rows only ever decode into structs and maps).
+/// A row: its entries as a map, or as a struct's fields in order (rows only ever decode into
+/// structs and maps).
 struct EntriesDeserializer<'a>(Entries<'a>);
 
 impl<'de> de::Deserializer<'de> for EntriesDeserializer<'_> {
@@ -378,13 +379,17 @@ impl<'de> de::Deserializer<'de> for EntriesDeserializer<'_> {
 /// A struct's fields as the sequence serde's derived `visit_seq` reads: their values in the
 /// order of the names serde gives (`FIELDS`), each `None` where the object lacks it.
 struct StructAccess {
-    fields: &'static [&'static str],
-    values: std::vec::IntoIter<Option<Value>>,
-    index: usize,
+    /// Each field's name beside its value, in order.
+    fields: FieldValues,
     /// The field last found missing, until the next is read: if the visitor fails then, it failed
     /// for that field's absence.
     missing: Option<&'static str>,
 }
+
+type FieldValues = std::iter::Zip<
+    std::iter::Copied<std::slice::Iter<'static, &'static str>>,
+    std::vec::IntoIter<Option<Value>>,
+>;
 
 impl StructAccess {
     /// Places each entry at its field's position: a key that is no field is ignored (refused
@@ -403,15 +408,14 @@ impl StructAccess {
                 None => {}
             }
         }
-        Ok(StructAccess { fields, values: values.into_iter(), index: 0, missing: None })
+        Ok(StructAccess { fields: fields.iter().copied().zip(values), missing: None })
     }
 
     /// The next field's value, `None` if the object lacks it.
     #[inline(never)]
     fn next_value(&mut self) -> Option<Value> {
-        let field = self.fields.get(self.index).copied();
-        self.index += 1;
-        let value = self.values.next().flatten();
+        let (field, value) = self.fields.next().unzip();
+        let value = value.flatten();
         self.missing = if value.is_none() { field } else { None };
         value
     }
@@ -440,7 +444,7 @@ impl<'de> de::SeqAccess<'de> for StructAccess {
     }
 
     fn size_hint(&self) -> Option<usize> {
-        Some(self.values.len())
+        Some(self.fields.len())
     }
 }
 

@@ -210,8 +210,9 @@ export async function post(worker, body, { token, headers = {}, path = "/v1/mcp"
 }
 
 /**
- * POSTs `bytes` in 64 KiB chunks with no Content-Length (chunked transfer encoding), straight
- * into workerd: the Worker sees a body whose size it learns only by reading it.
+ * POSTs `bytes` in 64 KiB chunks (or a `ReadableStream` as it comes) with no Content-Length
+ * (chunked transfer encoding), straight into workerd: the Worker sees a body whose size it
+ * learns only by reading it.
  */
 export async function postChunked(worker, path, bytes, headers = {}) {
   const body =
