@@ -39,7 +39,7 @@
 use std::borrow::Cow;
 
 use serde::de::{self, DeserializeOwned, DeserializeSeed, Expected, Unexpected, Visitor};
-use serde_json::{Error, Map, Value};
+use serde_json::{Map, Value};
 
 /// Parses JSON text (UTF-8 bytes or a string).
 pub fn parse(text: impl AsRef<[u8]>) -> serde_json::Result<Value> {
@@ -53,7 +53,7 @@ pub fn decode<T: DeserializeOwned>(text: impl AsRef<[u8]>) -> serde_json::Result
 
 /// Reads `T` from a [`Value`] (what `serde_json::from_value` does, structs from objects only).
 pub fn from_value<T: DeserializeOwned>(value: Value) -> serde_json::Result<T> {
-    T::deserialize(ValueDeserializer(value))
+    T::deserialize(ValueDeserializer(value)).map_err(Error::into_json)
 }
 
 /// [`decode`], refusing a key that is no field of its struct, at every level, as
@@ -90,11 +90,86 @@ impl Drop for Strict {
 /// The entries are boxed by the caller (`Box::new(iter)`), once per call site rather than once per
 /// type read.
 pub fn from_entries<T: DeserializeOwned>(entries: Entries<'_>) -> serde_json::Result<T> {
-    T::deserialize(EntriesDeserializer(entries))
+    T::deserialize(EntriesDeserializer(entries)).map_err(Error::into_json)
 }
 
 /// The entries of an object or row, boxed so that one [`MapAccess`] type serves both.
 pub type Entries<'a> = Box<dyn Iterator<Item = (Cow<'a, str>, Value)> + 'a>;
+
+/// A decoding error: serde's message, handed over as a `serde_json::Error` at the public
+/// functions.
+///
+/// Its own type rather than `serde_json::Error` for one reason, the wasm's size: serde's default
+/// `invalid_type` and `invalid_value`, serde_json's included, print the value through
+/// `Unexpected`'s `Display`, whose float case is core's float formatter (about 18 KB raw of wasm,
+/// docs/scale.md). These print serde_json's words, the float through serde_json's own
+/// formatter, which the Worker has anyway.
+///
+/// Boxed to be one pointer wide, as `serde_json::Error` is: every `Result` of the decoding code
+/// carries it, and a `String` beside each value made the module 6 KB (gzip) larger.
+#[derive(Debug)]
+#[expect(clippy::box_collection, reason = "one pointer wide: a smaller Result everywhere (wasm size)")]
+struct Error(Box<String>);
+
+impl Error {
+    #[inline(never)]
+    fn into_json(self) -> serde_json::Error {
+        de::Error::custom(*self.0)
+    }
+
+    #[inline(never)]
+    fn unexpected(what: &str, unexpected: Unexpected<'_>, expected: &dyn Expected) -> Error {
+        // serde_json's words (its `JsonUnexpected`: `null`, floats by its own formatter), the
+        // rest serde's `Display for Unexpected` word for word, which cannot be called: it is one
+        // function with core's float case in it.
+        let shown: Cow<'_, str> = match unexpected {
+            Unexpected::Bool(b) => format!("boolean `{b}`").into(),
+            Unexpected::Unsigned(n) => format!("integer `{n}`").into(),
+            Unexpected::Signed(n) => format!("integer `{n}`").into(),
+            Unexpected::Float(f) => match serde_json::Number::from_f64(f) {
+                Some(n) => format!("floating point `{n}`").into(),
+                None => "floating point".into(),
+            },
+            Unexpected::Char(c) => format!("character `{c}`").into(),
+            Unexpected::Str(s) => format!("string {s:?}").into(),
+            Unexpected::Bytes(_) => "byte array".into(),
+            Unexpected::Unit => "null".into(),
+            Unexpected::Option => "Option value".into(),
+            Unexpected::NewtypeStruct => "newtype struct".into(),
+            Unexpected::Seq => "sequence".into(),
+            Unexpected::Map => "map".into(),
+            Unexpected::Enum => "enum".into(),
+            Unexpected::UnitVariant => "unit variant".into(),
+            Unexpected::NewtypeVariant => "newtype variant".into(),
+            Unexpected::TupleVariant => "tuple variant".into(),
+            Unexpected::StructVariant => "struct variant".into(),
+            Unexpected::Other(other) => other.into(),
+        };
+        Error(Box::new(format!("invalid {what}: {shown}, expected {expected}")))
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl de::Error for Error {
+    fn custom<T: std::fmt::Display>(msg: T) -> Error {
+        Error(Box::new(msg.to_string()))
+    }
+
+    fn invalid_type(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Error {
+        Error::unexpected("type", unexpected, expected)
+    }
+
+    fn invalid_value(unexpected: Unexpected<'_>, expected: &dyn Expected) -> Error {
+        Error::unexpected("value", unexpected, expected)
+    }
+}
 
 /// What serde's messages call the value (`invalid type: string "x", expected u32`), as
 /// serde_json's `Value` deserializer names it.
@@ -804,6 +879,45 @@ mod tests {
         let mut found = Vec::new();
         walk(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"), &mut found);
         assert!(found.is_empty(), "serde aliases (name the SQL column as the field instead): {found:?}");
+    }
+
+    #[test]
+    fn type_and_value_errors_are_worded_as_serde_jsons() {
+        use serde::de::Error as _;
+        let variants = [
+            Unexpected::Bool(true),
+            Unexpected::Unsigned(7),
+            Unexpected::Signed(-7),
+            Unexpected::Float(2.0),
+            Unexpected::Float(-0.125),
+            Unexpected::Float(1e300),
+            Unexpected::Char('é'),
+            Unexpected::Str("a \"quoted\"\n\u{7f} é"),
+            Unexpected::Bytes(b"x"),
+            Unexpected::Unit,
+            Unexpected::Option,
+            Unexpected::NewtypeStruct,
+            Unexpected::Seq,
+            Unexpected::Map,
+            Unexpected::Enum,
+            Unexpected::UnitVariant,
+            Unexpected::NewtypeVariant,
+            Unexpected::TupleVariant,
+            Unexpected::StructVariant,
+            Unexpected::Other("something else"),
+        ];
+        for unexpected in variants {
+            let (ours, theirs) = (
+                Error::invalid_type(unexpected, &"u32"),
+                serde_json::Error::invalid_type(unexpected, &"u32"),
+            );
+            assert_eq!(ours.into_json().to_string(), theirs.to_string());
+            let (ours, theirs) = (
+                Error::invalid_value(unexpected, &"u32"),
+                serde_json::Error::invalid_value(unexpected, &"u32"),
+            );
+            assert_eq!(ours.into_json().to_string(), theirs.to_string());
+        }
     }
 
     #[test]

@@ -255,14 +255,17 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
             }
         }
         Value::Number(n) => {
+            // The bounds are printed as the schema writes them (serde_json's `Number`), not as
+            // `f64`s: a float's `{}` would bring core's float formatter into the Worker.
             let x = n.as_f64().unwrap_or(0.0);
-            if let Some(min) = schema.get("minimum").and_then(Value::as_f64)
-                && x < min
+            let bound = |key| schema.get(key).filter(|b| b.is_number());
+            if let Some(min) = bound("minimum")
+                && x < min.as_f64().unwrap_or(f64::MIN)
             {
                 return Err(format!("{} must be at least {min}", at(path)));
             }
-            if let Some(max) = schema.get("maximum").and_then(Value::as_f64)
-                && x > max
+            if let Some(max) = bound("maximum")
+                && x > max.as_f64().unwrap_or(f64::MAX)
             {
                 return Err(format!("{} must be at most {max}", at(path)));
             }
