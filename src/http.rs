@@ -58,7 +58,9 @@ pub struct HttpRequest {
     pub query: Option<String>,
     /// Headers with lower-case names, in arrival order (repeated names kept).
     pub headers: Vec<(String, String)>,
-    /// The body; `None` when it was larger than [`mcp::MAX_BODY_BYTES`] and was not read.
+    /// The body; `None` when it was larger than [`mcp::MAX_BODY_BYTES`] and was not read. At the
+    /// edge, a POST to the MCP endpoint without an `Authorization` header is not read either: it
+    /// is answered 401 (or 403) before its body is needed, which `post_mcp`'s order keeps true.
     pub body: Option<Vec<u8>>,
 }
 
@@ -290,6 +292,8 @@ async fn post_mcp(
             return challenge(&e, config);
         }
     };
+    // The body only after the bearer token: the entry module does not read the body of a request
+    // without credentials (`src/edge/entry.js`), so it must be answered above.
     let Some(body) = req.body.as_deref() else {
         trace.outcome = "http_error";
         let error = mcp::jsonrpc::RpcError::new(

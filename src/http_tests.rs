@@ -541,7 +541,7 @@ fn the_request_headers_the_edge_reads_are_lower_case_and_listed_once() {
 }
 
 /// The entry module reads the request (`src/edge/entry.js`, `readRequest`) with its own copy of
-/// the header names and the body limit: JavaScript cannot ask the wasm for them without a
+/// the header names, the body limit and the MCP endpoint's path: JavaScript cannot ask the wasm for them without a
 /// crossing per request, which is what reading there saves.
 #[test]
 fn the_entry_module_reads_the_listed_headers_and_body_limit() {
@@ -556,4 +556,6 @@ fn the_entry_module_reads_the_listed_headers_and_body_limit() {
     assert_eq!(names, REQUEST_HEADERS);
     let limit = format!("const MAX_BODY_BYTES = {};", crate::mcp::MAX_BODY_BYTES);
     assert!(entry.contains(&limit), "entry.js should declare `{limit}`");
+    let path = format!("const MCP_PATH = \"{}\";", crate::config::MCP_PATH);
+    assert!(entry.contains(&path), "entry.js should declare `{path}`");
 }

@@ -47,6 +47,12 @@ const REQUEST_HEADERS = [
 ];
 // `mcp::MAX_BODY_BYTES` (held equal by the same test): a larger body is not read, or not past it.
 const MAX_BODY_BYTES = 1048576;
+// `config::MCP_PATH` (held equal by the same test). The MCP endpoint answers a request without
+// credentials before it looks at the body (`http::route`: Host and Origin, then the bearer token,
+// then the body), so such a body is not read: a client without a token cannot make the Worker
+// read a megabyte only to be told it needs one.
+const MCP_PATH = "/v1/mcp";
+const MCP_URL = new RegExp("^[^:/?#]+://[^/?#]*" + MCP_PATH + "(?:[?#]|$)");
 
 // `METHOD\nURL\n`, then `name\nvalue\n` for each of REQUEST_HEADERS the request has (a repeated
 // name's values joined by `, `, as `Headers.get` gives them). Names and values cannot hold a line
@@ -64,11 +70,13 @@ function readHead(request) {
 // The request as the wasm `fetch` takes it (`edge::fetch`): `[head, body]`, read here, so that a
 // request enters the wasm once, with everything it needs, rather than calling out for its head
 // and again for its body (bench/README.md, "Reading the request here"). `body` is a Uint8Array;
-// `null` if reading it failed; `undefined` when it is not read: not a POST, or larger than
+// `null` if reading it failed; `undefined` when it is not read: not a POST, a POST to the MCP
+// endpoint without an `Authorization` header (the router answers 401 first), or larger than
 // MAX_BODY_BYTES (the router answers 413).
 function readRequest(request) {
   const head = readHead(request);
   if (request.method !== "POST") return [head, undefined];
+  if (request.headers.get("authorization") === null && MCP_URL.test(request.url)) return [head, undefined];
   const length = request.headers.get("content-length");
   const failed = () => [head, null];
   try {

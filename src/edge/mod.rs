@@ -439,8 +439,9 @@ fn rehearse_entry(env: Env) {
 /// It takes the request already read by the entry module (`src/edge/entry.js`, `readRequest`):
 /// `[head, body]`, the head as `METHOD\nURL\n` then `name\nvalue\n` for each header of
 /// [`http::REQUEST_HEADERS`] the request has, the body as bytes, `null` if reading it failed
-/// (served as an empty body) or `undefined` if it was not read (not a POST, or larger than
-/// [`MAX_BODY_BYTES`]: announced so, or found so after reading that far). Panic recovery is
+/// (served as an empty body) or `undefined` if it was not read (not a POST; a POST to the MCP
+/// endpoint without an `Authorization` header, which the router refuses before it needs a body;
+/// or larger than [`MAX_BODY_BYTES`]: announced so, or found so after reading that far). Panic recovery is
 /// unchanged: it is the entry module's and worker-build's shim around this export, and the
 /// panic hook the `worker` crate installs.
 #[wasm_bindgen::prelude::wasm_bindgen]
