@@ -541,10 +541,10 @@ fn the_request_headers_the_edge_reads_are_lower_case_and_listed_once() {
 }
 
 /// The entry module reads the request (`src/edge/entry.js`, `readRequest`) with its own copy of
-/// the header names, the body limit and the MCP endpoint's path: JavaScript cannot ask the wasm for them without a
-/// crossing per request, which is what reading there saves.
+/// the header names, the body limit and the MCP endpoint's path: JavaScript cannot ask the wasm
+/// for them without a crossing per request, which is what reading there saves.
 #[test]
-fn the_entry_module_reads_the_listed_headers_and_body_limit() {
+fn the_entry_module_reads_the_listed_headers_body_limit_and_mcp_path() {
     let entry = include_str!("edge/entry.js");
     let list = entry
         .split_once("const REQUEST_HEADERS = [")

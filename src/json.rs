@@ -126,6 +126,7 @@ impl Error {
             Unexpected::Bool(b) => format!("boolean `{b}`").into(),
             Unexpected::Unsigned(n) => format!("integer `{n}`").into(),
             Unexpected::Signed(n) => format!("integer `{n}`").into(),
+            // A JSON number is finite, so `None` (NaN, an infinity) is never reached from a `Value`.
             Unexpected::Float(f) => match serde_json::Number::from_f64(f) {
                 Some(n) => format!("floating point `{n}`").into(),
                 None => "floating point".into(),

@@ -48,9 +48,9 @@ const REQUEST_HEADERS = [
 // `mcp::MAX_BODY_BYTES` (held equal by the same test): a larger body is not read, or not past it.
 const MAX_BODY_BYTES = 1048576;
 // `config::MCP_PATH` (held equal by the same test). The MCP endpoint answers a request without
-// credentials before it looks at the body (`http::route`: Host and Origin, then the bearer token,
-// then the body), so such a body is not read: a client without a token cannot make the Worker
-// read a megabyte only to be told it needs one.
+// credentials before it looks at the body (`http::post_mcp`: Host and Origin, then the bearer
+// token, then the body), so such a body is not read: a client without a token cannot make the
+// Worker read a megabyte only to be told it needs one.
 const MCP_PATH = "/v1/mcp";
 const MCP_URL = new RegExp("^[^:/?#]+://[^/?#]*" + MCP_PATH + "(?:[?#]|$)");
 

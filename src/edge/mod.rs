@@ -441,9 +441,9 @@ fn rehearse_entry(env: Env) {
 /// [`http::REQUEST_HEADERS`] the request has, the body as bytes, `null` if reading it failed
 /// (served as an empty body) or `undefined` if it was not read (not a POST; a POST to the MCP
 /// endpoint without an `Authorization` header, which the router refuses before it needs a body;
-/// or larger than [`MAX_BODY_BYTES`]: announced so, or found so after reading that far). Panic recovery is
-/// unchanged: it is the entry module's and worker-build's shim around this export, and the
-/// panic hook the `worker` crate installs.
+/// or larger than [`MAX_BODY_BYTES`]: announced so, or found so after reading that far). Panic
+/// recovery is unchanged: it is the entry module's and worker-build's shim around this export,
+/// and the panic hook the `worker` crate installs.
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn fetch(read: js_sys::Array, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
