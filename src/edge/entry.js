@@ -54,17 +54,26 @@ const MAX_BODY_BYTES = 1048576;
 const MCP_PATH = "/v1/mcp";
 const MCP_URL = new RegExp("^[^:/?#]+://[^/?#]*" + MCP_PATH + "(?:[?#]|$)");
 
-// `METHOD\nURL\n`, then `name\nvalue\n` for each of REQUEST_HEADERS the request has (a repeated
-// name's values joined by `, `, as `Headers.get` gives them). Names and values cannot hold a line
-// feed (RFC 9110 §5.5; `Headers` refuses one), so it separates them safely.
+const AUTHORIZATION = REQUEST_HEADERS.indexOf("authorization");
+const CONTENT_LENGTH = REQUEST_HEADERS.indexOf("content-length");
+
+// `head`: `METHOD\nURL\n`, then `name\nvalue\n` for each of REQUEST_HEADERS the request has (a
+// repeated name's values joined by `, `, as `Headers.get` gives them). Names and values cannot
+// hold a line feed (RFC 9110 §5.5; `Headers` refuses one), so it separates them safely. Also the
+// two values `readRequest` decides by, so that no header is asked for twice.
 function readHead(request) {
   let head = request.method + "\n" + request.url + "\n";
+  let authorization = null;
+  let length = null;
   const headers = request.headers;
   for (let i = 0; i < REQUEST_HEADERS.length; i++) {
     const value = headers.get(REQUEST_HEADERS[i]);
-    if (value !== null) head += REQUEST_HEADERS[i] + "\n" + value + "\n";
+    if (value === null) continue;
+    head += REQUEST_HEADERS[i] + "\n" + value + "\n";
+    if (i === AUTHORIZATION) authorization = value;
+    else if (i === CONTENT_LENGTH) length = value;
   }
-  return head;
+  return { head, authorization, length };
 }
 
 // The request as the wasm `fetch` takes it (`edge::fetch`): `[head, body]`, read here, so that a
@@ -74,10 +83,9 @@ function readHead(request) {
 // endpoint without an `Authorization` header (the router answers 401 first), or larger than
 // MAX_BODY_BYTES (the router answers 413).
 function readRequest(request) {
-  const head = readHead(request);
+  const { head, authorization, length } = readHead(request);
   if (request.method !== "POST") return [head, undefined];
-  if (request.headers.get("authorization") === null && MCP_URL.test(request.url)) return [head, undefined];
-  const length = request.headers.get("content-length");
+  if (authorization === null && MCP_URL.test(request.url)) return [head, undefined];
   const failed = () => [head, null];
   try {
     if (length === null) return readAtMost(request.body, MAX_BODY_BYTES).then((bytes) => [head, bytes], failed);

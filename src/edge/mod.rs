@@ -448,17 +448,7 @@ fn rehearse_entry(env: Env) {
 pub fn fetch(read: js_sys::Array, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
     let head = read.get(0).as_string().unwrap_or_default();
-    let body = read.get(1);
-    let mut request = read_head_into_request(&head);
-    if request.method == "POST" {
-        request.body = if body.is_undefined() {
-            None
-        } else {
-            let bytes = body.dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default();
-            (bytes.len() <= MAX_BODY_BYTES).then_some(bytes)
-        };
-    }
-    serve(request, env, ctx, started)
+    serve(into_request(&head, read.get(1)), env, ctx, started)
 }
 
 /// Routes a request whose body has been read. A request that completes on its first poll (no
@@ -498,15 +488,22 @@ fn serve(request: HttpRequest, env: Env, ctx: wasm_bindgen::JsValue, started: i6
     }
 }
 
-/// The request as far as its head tells (`METHOD\nURL\n`, then `name\nvalue\n` pairs); the
-/// body of a POST is still to be set, any other request has an empty one.
-fn read_head_into_request(head: &str) -> HttpRequest {
+/// The request the entry module read: its head (`METHOD\nURL\n`, then `name\nvalue\n` pairs)
+/// and, for a POST, its body (`None` when it was not read); any other request has an empty one.
+fn into_request(head: &str, body: wasm_bindgen::JsValue) -> HttpRequest {
     let mut lines = head.split('\n');
     let method = lines.next().unwrap_or_default().to_ascii_uppercase();
     let url = lines.next().unwrap_or_default();
     let headers = header_pairs(lines);
     let (path, query) = split_url(url);
-    let body = if method == "POST" { None } else { Some(Vec::new()) };
+    let body = if method != "POST" {
+        Some(Vec::new())
+    } else if body.is_undefined() {
+        None
+    } else {
+        let bytes = body.dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default();
+        (bytes.len() <= MAX_BODY_BYTES).then_some(bytes)
+    };
     HttpRequest { method, path, query, headers, body }
 }
 

@@ -20,7 +20,7 @@ class Entrypoint extends WorkerEntrypoint {}
 // The wasm \`fetch\` takes the request as the entry module read it: [head, body].
 Entrypoint.prototype.fetch = function ([head, body]) {
   const { pathname } = new URL(head.split("\\n")[1]);
-  if (pathname === "/read") return Response.json({ head, body: body === undefined ? "unread" : body === null ? null : [...body] });
+  if (pathname.startsWith("/read") || pathname.startsWith("/v1/mcp")) return Response.json({ head, body: body === undefined ? "unread" : body === null ? null : [...body] });
   if (pathname === "/seen") return Response.json({ ...seen, criticalError: state.criticalError, instance: state.instanceId });
   if (pathname === "/trap") throw new WebAssembly.RuntimeError("unreachable");
   if (pathname === "/trap-later") return Promise.resolve().then(() => { throw new WebAssembly.RuntimeError("unreachable"); });
@@ -83,9 +83,9 @@ const get = async (path) => {
 };
 const seen = async () => JSON.parse((await get("/seen")).text);
 const direct = `http://127.0.0.1:${directPort}/read?q=1`;
-const read = async (init) => {
+const read = async (init, url = direct) => {
   await mf.ready;
-  return (await fetch(direct, init)).json();
+  return (await fetch(url, init)).json();
 };
 
 test("requests reach the shim's fetch without its per-request Proxies", async () => {
@@ -185,4 +185,20 @@ test("the entry module hands the wasm the request's head, with only the listed h
   assert.equal(small.body.length, 1024);
   assert.equal((await chunked([524288, 524288])).body.length, 1048576, "exactly the limit is read");
   assert.equal((await chunked([524288, 524289])).body, "unread", "past the limit, the rest is not read");
+});
+
+test("the body of a POST to the MCP endpoint without an Authorization header is not read", async () => {
+  const at = (path) => `http://127.0.0.1:${directPort}${path}`;
+  const body = '{"jsonrpc":"2.0"}';
+  const bytes = [...new TextEncoder().encode(body)];
+  // The router answers such a request 401 (or 403) before it needs the body (http::post_mcp).
+  for (const path of ["/v1/mcp", "/v1/mcp?x=1"]) {
+    assert.equal((await read({ method: "POST", body }, at(path))).body, "unread", path);
+    const withToken = await read({ method: "POST", headers: { authorization: "Bearer x" }, body }, at(path));
+    assert.deepEqual(withToken.body, bytes, `${path} with a token`);
+  }
+  // Other paths, which the router does not take for the MCP endpoint, have their bodies read.
+  for (const path of ["/v1/mcpx", "/v1/mcp/", "/read/v1/mcp"]) {
+    assert.deepEqual((await read({ method: "POST", body }, at(path))).body, bytes, path);
+  }
 });
