@@ -3,6 +3,7 @@
 // `wrangler dev` never drift apart. Local KV and Durable Objects persist to a directory when
 // asked, so a test can stop the Worker and start it again on the same state.
 import { createServer } from "node:net";
+import { request as httpRequest } from "node:http";
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -183,13 +184,16 @@ export async function connect(worker, tokenOpts = {}, { token } = {}) {
 /** A response's status, headers, text and, when the text is JSON, its value. */
 export async function answerOf(res) {
   const text = await res.text();
-  let json;
+  return { status: res.status, headers: res.headers, text, json: jsonOf(text) };
+}
+
+/** The JSON in `text`, or undefined if it holds none. */
+function jsonOf(text) {
   try {
-    json = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
-    json = undefined;
+    return undefined;
   }
-  return { status: res.status, headers: res.headers, text, json };
 }
 
 /** A raw POST to the MCP endpoint. `headers` override the defaults; `body` may be a string. */
@@ -210,27 +214,42 @@ export async function post(worker, body, { token, headers = {}, path = "/v1/mcp"
 }
 
 /**
- * POSTs `bytes` in 64 KiB chunks (or a `ReadableStream` as it comes) with no Content-Length
- * (chunked transfer encoding), straight into workerd: the Worker sees a body whose size it
- * learns only by reading it.
+ * A POST with no Content-Length (chunked transfer encoding) straight into workerd, on a connection
+ * of its own: the Worker learns the body's size only by reading it, and may answer before the
+ * body ends. node:http hands over that answer, where fetch can fail the request instead once the
+ * Worker closes the connection under a body still being sent. `body` is the bytes or text to send,
+ * or `feed(req, answered)`, which writes it (`answered()` says whether the answer has begun). The
+ * connection is closed once the answer is in. Resolves to { status, headers (lower-case names),
+ * text, json, waited }, `waited` being the milliseconds until the answer ended.
  */
-export async function postChunked(worker, path, bytes, headers = {}) {
-  const body =
-    bytes instanceof ReadableStream
-      ? bytes
-      : new ReadableStream({
-          start(controller) {
-            for (let at = 0; at < bytes.length; at += 64 * 1024) controller.enqueue(bytes.subarray(at, at + 64 * 1024));
-            controller.close();
-          },
+export function postChunked(worker, path, body, headers = {}) {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = httpRequest(
+      worker.directUrl + path,
+      {
+        method: "POST",
+        agent: false,
+        headers: { host: new URL(worker.url).host, "transfer-encoding": "chunked", ...headers },
+      },
+      (res) => {
+        answered = true;
+        const chunks = [];
+        res.on("data", (c) => chunks.push(c));
+        res.on("end", () => {
+          req.destroy();
+          const text = Buffer.concat(chunks).toString();
+          resolve({ status: res.statusCode, headers: res.headers, text, json: jsonOf(text), waited: Date.now() - started });
         });
-  const res = await fetch(worker.directUrl + path, {
-    method: "POST",
-    duplex: "half",
-    headers: { host: new URL(worker.url).host, ...headers },
-    body,
+        res.on("error", reject);
+      },
+    );
+    // Once the answer has begun, a failure to send the rest of the body is expected.
+    req.on("error", (e) => answered || reject(e));
+    if (typeof body === "function") body(req, () => answered);
+    else req.end(body);
   });
-  return answerOf(res);
 }
 
 /** A JSON-RPC request envelope. */

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request as httpRequest } from "node:http";
 import { gunzipSync } from "node:zlib";
-import { startWorker, connect, post, rpc, INIT_PARAMS } from "./harness.mjs";
+import { startWorker, connect, post, postChunked, rpc, INIT_PARAMS } from "./harness.mjs";
 
 let worker;
 before(async () => {
@@ -424,46 +424,6 @@ test("tools/list and the card go gzip-compressed to a client that accepts it, de
   await client.close();
 });
 
-// A chunked POST straight into workerd, on a connection of its own, whose body the Worker may
-// answer before it ends: node:http hands over that answer, where fetch can fail the request
-// instead once the Worker closes the connection under the body still being sent. `feed(req,
-// answered)` writes the body (`answered()` says whether the answer has begun); the connection is
-// closed once the answer is in. Also gives `waited`, the milliseconds until then.
-function postUnfinished(headers, feed) {
-  const started = Date.now();
-  return new Promise((resolve, reject) => {
-    let answered = false;
-    const req = httpRequest(
-      worker.directUrl + "/v1/mcp",
-      {
-        method: "POST",
-        agent: false,
-        headers: { host: new URL(worker.url).host, "content-type": "application/json", "transfer-encoding": "chunked", ...headers },
-      },
-      (res) => {
-        answered = true;
-        const chunks = [];
-        res.on("data", (c) => chunks.push(c));
-        res.on("end", () => {
-          req.destroy();
-          const text = Buffer.concat(chunks).toString();
-          let json;
-          try {
-            json = JSON.parse(text);
-          } catch {
-            json = undefined;
-          }
-          resolve({ status: res.statusCode, headers: res.headers, text, json, waited: Date.now() - started });
-        });
-        res.on("error", reject);
-      },
-    );
-    // Once the answer has begun, a failure to send the rest of the body is expected.
-    req.on("error", (e) => answered || reject(e));
-    feed(req, () => answered);
-  });
-}
-
 // Writes `total` bytes in 64 KiB chunks as fast as the connection takes them, stopping early once
 // the answer begins. Returns a function that says how many bytes were written.
 function pump(req, answered, total) {
@@ -489,9 +449,11 @@ test("a body over 1 MiB is a 413, whether its length is announced or not, and th
   assert.equal(announced.status, 413);
   assert.match(announced.json.error.message, /Payload Too Large/);
   // Not announced: read, measured, then refused.
-  const chunked = await postUnfinished({ accept: "application/json", authorization: `Bearer ${token}` }, (req) =>
-    req.end(big),
-  );
+  const chunked = await postChunked(worker, "/v1/mcp", big, {
+    "content-type": "application/json",
+    accept: "application/json",
+    authorization: `Bearer ${token}`,
+  });
   assert.equal(chunked.status, 413, chunked.text);
   assert.match(chunked.json.error.message, /Payload Too Large/);
   const after = await Promise.all(Array.from({ length: 4 }, () => post(worker, rpc("tools/list", {}), { token })));
@@ -502,10 +464,15 @@ test("a POST without a token is answered 401 without its body being read", async
   // A body that stalls after its first bytes: a Worker that waited for it would not answer until
   // the test gives up on it. The entry module leaves the body of a request to the MCP endpoint
   // without credentials unread (src/edge/entry.js, MCP_URL), since the 401 comes first.
-  const r = await postUnfinished({ accept: "application/json, text/event-stream" }, (req) => {
-    req.write('{"jsonrpc": "2.0", "id": 1, ');
-    setTimeout(() => req.destroy(), 5000).unref();
-  });
+  const r = await postChunked(
+    worker,
+    "/v1/mcp",
+    (req) => {
+      req.write('{"jsonrpc": "2.0", "id": 1, ');
+      setTimeout(() => req.destroy(), 5000).unref();
+    },
+    { "content-type": "application/json", accept: "application/json, text/event-stream" },
+  );
   assert.equal(r.status, 401, r.text);
   assert.match(r.headers["www-authenticate"] ?? "", /^Bearer .*resource_metadata=/);
   assert.ok(r.waited < 2500, `answered after ${r.waited} ms: the body was waited for`);
@@ -518,9 +485,14 @@ test("a body sent without its length is refused once it passes 1 MiB, without th
   // The writer stops by itself at 512 MiB, so that a Worker reading it all fails this test
   // rather than hang it.
   let sent;
-  const r = await postUnfinished({ accept: "application/json", authorization: `Bearer ${worker.token()}` }, (req, answered) => {
-    sent = pump(req, answered, 512 * 1024 * 1024);
-  });
+  const r = await postChunked(
+    worker,
+    "/v1/mcp",
+    (req, answered) => {
+      sent = pump(req, answered, 512 * 1024 * 1024);
+    },
+    { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${worker.token()}` },
+  );
   assert.equal(r.status, 413, r.text);
   assert.match(r.json.error.message, /Payload Too Large/);
   assert.ok(sent() < 64 * 1024 * 1024, `${sent()} bytes were sent before the answer`);
