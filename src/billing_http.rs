@@ -118,7 +118,7 @@ pub fn page(status: u16, title: &str, body: &str) -> HttpResponse {
 
 /// `GET /billing/return`: where Stripe sends the user back after checkout or the portal.
 pub fn return_page(req: &HttpRequest) -> HttpResponse {
-    let pairs = form::parse(req.query.as_deref().unwrap_or_default());
+    let pairs = form::parse(req.query.as_deref().unwrap_or_default().as_bytes());
     let (title, text) = match (form::get(&pairs, "checkout"), form::get(&pairs, "portal")) {
         (Some("success"), _) => (
             "Payment received",
@@ -183,7 +183,7 @@ pub async fn sandbox_page(
         trace.outcome = "forbidden";
         return error_response(403, "forbidden", "Cross-site form posts are refused.");
     }
-    let fields = form::parse(&String::from_utf8_lossy(req.body.as_deref().unwrap_or_default()));
+    let fields = form::parse(req.body.as_deref().unwrap_or_default());
     let op = match (kind, post) {
         ("checkout", true) => {
             Op::SandboxPay { session: session.into(), card: form::get(&fields, "card").unwrap_or("").into() }

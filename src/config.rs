@@ -7,9 +7,6 @@
 
 use std::fmt;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
 /// Path of the MCP endpoint (seed 002).
 pub const MCP_PATH: &str = "/v1/mcp";
 
@@ -465,10 +462,10 @@ fn parse_oidc(
     let nonempty = |name: &str| lookup(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
     let Some(raw_issuer) = nonempty("OIDC_ISSUER") else { return Ok(None) };
     let issuer = raw_issuer.trim_end_matches('/').to_owned();
-    let parsed = url::Url::parse(&issuer).map_err(|_| invalid("OIDC_ISSUER", "not a URL"))?;
-    let secure = parsed.scheme() == "https"
-        || (parsed.scheme() == "http" && loopback && parsed.host_str().is_some_and(is_loopback_host));
-    if !secure || parsed.query().is_some() || parsed.fragment().is_some() || !parsed.username().is_empty() {
+    let parsed = crate::uri::Url::parse(&issuer).ok_or_else(|| invalid("OIDC_ISSUER", "not a URL"))?;
+    let secure =
+        parsed.scheme == "https" || (parsed.scheme == "http" && loopback && parsed.host.is_loopback());
+    if !secure || parsed.query.is_some() || parsed.fragment.is_some() || parsed.has_userinfo {
         return Err(invalid("OIDC_ISSUER", "expected an https URL without query or fragment"));
     }
     let client_id = nonempty("OIDC_CLIENT_ID").ok_or(ConfigError::Missing("OIDC_CLIENT_ID"))?;
@@ -534,9 +531,8 @@ fn parse_signing_keys(raw: &str) -> Result<Vec<SigningKey>, ConfigError> {
         if kid.is_empty() || !kid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
             return Err(invalid("JWT_SIGNING_KEYS", "key ids use letters, digits, - and _"));
         }
-        let secret = URL_SAFE_NO_PAD
-            .decode(secret.trim_end_matches('='))
-            .map_err(|_| invalid("JWT_SIGNING_KEYS", "a secret is not base64url"))?;
+        let secret = crate::b64::decode_url(secret.trim_end_matches('='))
+            .ok_or_else(|| invalid("JWT_SIGNING_KEYS", "a secret is not base64url"))?;
         if secret.len() < 32 {
             return Err(invalid("JWT_SIGNING_KEYS", "secrets must be at least 32 bytes"));
         }

@@ -24,38 +24,37 @@ pub fn encode(pairs: &[(&str, &str)]) -> String {
         .join("&")
 }
 
-fn decode_component(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
+/// Decodes one name or value: `+` is a space, `%XX` a byte (a `%` not followed by two hex
+/// digits stays as it is), and bytes that are not UTF-8 become U+FFFD.
+pub fn decode_component(s: &[u8]) -> String {
+    let hex = |b: Option<&u8>| b.and_then(|b| char::from(*b).to_digit(16));
+    let mut out = Vec::with_capacity(s.len());
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&b) = s.get(i) {
+        i += 1;
+        match b {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3])
-                    .ok()
-                    .and_then(|h| u8::from_str_radix(h, 16).ok());
-                match hex {
-                    Some(v) => {
-                        out.push(v);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
+            b'%' => match (hex(s.get(i)), hex(s.get(i + 1))) {
+                (Some(hi), Some(lo)) => {
+                    // Two hex digits make at most 255.
+                    out.push((hi * 16 + lo) as u8);
+                    i += 2;
                 }
-            }
+                _ => out.push(b'%'),
+            },
             b => out.push(b),
         }
-        i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// Decodes a body or query string into pairs, in order (repeated names kept).
-pub fn parse(body: &str) -> Vec<(String, String)> {
-    body.split('&')
+/// Decodes a body or query string into pairs, in order (repeated names kept, empty pieces
+/// between `&`s skipped).
+pub fn parse(body: &[u8]) -> Vec<(String, String)> {
+    body.split(|b| *b == b'&')
         .filter(|p| !p.is_empty())
-        .map(|p| match p.split_once('=') {
-            Some((k, v)) => (decode_component(k), decode_component(v)),
+        .map(|p| match p.iter().position(|b| *b == b'=') {
+            Some(i) => (decode_component(&p[..i]), decode_component(&p[i + 1..])),
             None => (decode_component(p), String::new()),
         })
         .collect()
@@ -81,17 +80,21 @@ mod tests {
             body,
             "line_items%5B0%5D%5Bprice%5D=price_123&success_url=https%3A%2F%2Fx.test%2Fdone%3Fsession_id%3D%7BCHECKOUT_SESSION_ID%7D&metadata%5Bnote%5D=a+b%2Bc%26d%3D%C3%A9"
         );
-        let pairs = parse(&body);
+        let pairs = parse(body.as_bytes());
         assert_eq!(get(&pairs, "metadata[note]"), Some("a b+c&d=é"));
         assert_eq!(get(&pairs, "success_url"), Some("https://x.test/done?session_id={CHECKOUT_SESSION_ID}"));
     }
 
     #[test]
     fn tolerates_odd_input() {
-        let pairs = parse("a&b=&=c&d=%zz&e=%4");
+        let pairs = parse(b"a&b=&=c&d=%zz&e=%4&f=%+1&g=%e9%E9&&h=1=2");
         assert_eq!(get(&pairs, "a"), Some(""));
         assert_eq!(get(&pairs, ""), Some("c"));
         assert_eq!(get(&pairs, "d"), Some("%zz"));
         assert_eq!(get(&pairs, "e"), Some("%4"));
+        assert_eq!(get(&pairs, "f"), Some("% 1"), "a sign is not a hex digit");
+        assert_eq!(get(&pairs, "g"), Some("\u{fffd}\u{fffd}"), "not UTF-8");
+        assert_eq!(get(&pairs, "h"), Some("1=2"));
+        assert_eq!(pairs.len(), 8);
     }
 }

@@ -6,6 +6,7 @@
 //! module that names the `worker` crate (compiled for wasm32 only). See `ARCHITECTURE.md`.
 
 pub mod auth;
+pub mod b64;
 pub mod billing_http;
 pub mod card;
 pub mod case;
@@ -35,6 +36,7 @@ pub mod sort;
 pub mod store;
 pub mod tools;
 pub mod unsubscribe_http;
+pub mod uri;
 pub mod webapp;
 pub mod workspace;
 

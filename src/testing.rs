@@ -689,7 +689,7 @@ impl FakeOutbound {
     /// The form fields of request `i`.
     pub fn form(&self, i: usize) -> Vec<(String, String)> {
         let requests = self.requests.borrow();
-        crate::form::parse(&String::from_utf8_lossy(requests[i].body.as_deref().unwrap_or_default()))
+        crate::form::parse(requests[i].body.as_deref().unwrap_or_default())
     }
 
     /// Header `name` of request `i`.

@@ -15,8 +15,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64URL;
+use crate::b64;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -115,11 +114,11 @@ pub fn mint(config: &Config, claims: AccessClaims, now_ms: i64, ttl_secs: i64) -
     payload.insert("iat".into(), Value::from(now));
     let signing_input = format!(
         "{}.{}",
-        B64URL.encode(header.to_string()),
-        B64URL.encode(Value::Object(payload).to_string())
+        b64::encode_url(header.to_string()),
+        b64::encode_url(Value::Object(payload).to_string())
     );
     let signature = crate::ids::hmac_sha256(&key.secret, signing_input.as_bytes());
-    Ok(format!("{signing_input}.{}", B64URL.encode(signature)))
+    Ok(format!("{signing_input}.{}", b64::encode_url(signature)))
 }
 
 /// A NumericDate claim (RFC 7519 §2: seconds, possibly fractional), `None` when absent.
@@ -153,7 +152,7 @@ fn verify_with_times(
     else {
         return Err(TokenError::Malformed);
     };
-    let decode = |part: &str| B64URL.decode(part).map_err(|_| TokenError::Malformed);
+    let decode = |part: &str| b64::decode_url(part).ok_or(TokenError::Malformed);
     let (header, payload, signature) = (decode(header_b64)?, decode(payload_b64)?, decode(signature_b64)?);
     let header: JoseHeader = crate::json::decode(&header).map_err(|_| TokenError::Malformed)?;
     if header.alg != "HS256" {
@@ -273,7 +272,8 @@ pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Princi
 mod tests {
     use super::*;
     use crate::testing::{NOW_MS, test_config};
-    use B64URL as B64;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 
     fn claims(config: &Config) -> AccessClaims {
         AccessClaims {

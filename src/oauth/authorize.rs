@@ -23,6 +23,7 @@ use crate::auth::ScopeSet;
 use crate::config::Config;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
+use crate::uri::Url;
 
 /// Longest `state` echoed back.
 const MAX_STATE_BYTES: usize = 1024;
@@ -68,20 +69,18 @@ pub fn pending_location(handle: &str) -> (String, String) {
 /// actually send (MCP-CONFORMANCE A-07): letter case of scheme and host, one trailing slash, and
 /// the bare origin (some clients send `https://host/`), since this server has one resource.
 pub fn resource_ok(config: &Config, presented: &str) -> bool {
-    let Ok(ours) = url::Url::parse(&config.resource()) else { return false };
-    let Ok(theirs) = url::Url::parse(presented) else { return false };
-    if theirs.query().is_some() || theirs.fragment().is_some() || !theirs.username().is_empty() {
+    let resource = config.resource();
+    let (Some(ours), Some(theirs)) = (Url::parse(&resource), Url::parse(presented)) else { return false };
+    if theirs.query.is_some() || theirs.fragment.is_some() || theirs.has_userinfo {
         return false;
     }
-    let same_origin = ours.origin() == theirs.origin();
-    let path = theirs.path().strip_suffix('/').unwrap_or(theirs.path());
-    same_origin && (path.is_empty() || path == ours.path())
+    let path = theirs.path.strip_suffix('/').unwrap_or(theirs.path);
+    ours.origin() == theirs.origin() && (path.is_empty() || path == ours.path)
 }
 
 /// Reads `resource` (at most one: this server hosts one resource).
-pub fn requested_resource(config: &Config, form: &Form, raw: &[u8]) -> Result<(), OAuthError> {
-    let count = url::form_urlencoded::parse(raw).filter(|(k, v)| k == "resource" && !v.is_empty()).count();
-    if count > 1 {
+pub fn requested_resource(config: &Config, form: &Form) -> Result<(), OAuthError> {
+    if form.count("resource") > 1 {
         return Err(OAuthError::new(
             ErrorCode::InvalidTarget,
             "Ask for one resource: this server's MCP endpoint.",
@@ -187,8 +186,7 @@ pub async fn handle(
         return pages::error(429, "too_many_requests", "Too many attempts", &e.description)
             .with("retry-after", e.retry_after_secs.unwrap_or(60).to_string());
     }
-    let raw = req.query.as_deref().unwrap_or("").as_bytes();
-    let query = Form::parse(raw);
+    let query = Form::parse(req.query.as_deref().unwrap_or("").as_bytes());
     // 1. The client, shown locally when wrong.
     let client_id = match query.get("client_id") {
         Ok(Some(id)) => id,
@@ -288,7 +286,7 @@ pub async fn handle(
     let back = |e: OAuthError, trace: &mut Trace| {
         error_to_client(&e, &redirect_uri, state.as_deref(), trusted, config, trace)
     };
-    let pending = match validate(config, &client, &query, raw, &redirect_uri, in_request, state.clone()) {
+    let pending = match validate(config, &client, &query, &redirect_uri, in_request, state.clone()) {
         Ok(pending) => pending,
         Err(e) => return back(e, trace),
     };
@@ -326,7 +324,6 @@ fn validate(
     config: &Config,
     client: &Client,
     query: &Form,
-    raw: &[u8],
     redirect_uri: &str,
     in_request: bool,
     state: Option<String>,
@@ -361,7 +358,7 @@ fn validate(
             "code_challenge must be the 43-character BASE64URL(SHA-256) of the verifier.",
         ));
     }
-    requested_resource(config, query, raw)?;
+    requested_resource(config, query)?;
     let scope = requested_scope(query.get("scope")?, client)?;
     Ok(Pending {
         client_id: client.client_id.clone(),

@@ -242,9 +242,7 @@ fn text_field(doc: &Map<String, Value>, name: &str, max_chars: usize) -> Result<
 
 fn https_field(doc: &Map<String, Value>, name: &str) -> Result<Option<String>, OAuthError> {
     let Some(s) = text_field(doc, name, redirect::MAX_URI_BYTES)? else { return Ok(None) };
-    let ok = url::Url::parse(&s).is_ok_and(|u| {
-        u.scheme() == "https" && u.host_str().is_some() && u.username().is_empty() && u.password().is_none()
-    });
+    let ok = crate::uri::Url::parse(&s).is_some_and(|u| u.scheme == "https" && !u.has_userinfo);
     if !ok {
         return Err(invalid(format!("{name} must be an https URL.")));
     }
@@ -519,22 +517,13 @@ pub fn presented(req: &HttpRequest, form: &Form) -> Result<Presented, OAuthError
                 "Only HTTP Basic client authentication is accepted in the Authorization header.",
             ));
         }
-        use base64::Engine as _;
-        let decoded = base64::engine::general_purpose::STANDARD
-            .decode(value.trim())
-            .ok()
+        let decoded = crate::b64::decode_std(value.trim())
             .and_then(|b| String::from_utf8(b).ok())
             .ok_or_else(|| OAuthError::client("The Basic credentials are malformed."))?;
         let (id, secret) = decoded
             .split_once(':')
             .ok_or_else(|| OAuthError::client("The Basic credentials are malformed."))?;
-        let decode = |s: &str| {
-            url::form_urlencoded::parse(format!("x={s}").as_bytes())
-                .next()
-                .map(|(_, v)| v.into_owned())
-                .unwrap_or_default()
-        };
-        Ok((decode(id), decode(secret)))
+        Ok((crate::form::decode_component(id.as_bytes()), crate::form::decode_component(secret.as_bytes())))
     });
     let form_id = form.get("client_id")?;
     let form_secret = form.get("client_secret")?;

@@ -12,10 +12,8 @@ pub struct Form {
 impl Form {
     /// Parses a query string or form body. Empty values are dropped (RFC 6749 §3.1).
     pub fn parse(raw: &[u8]) -> Form {
-        let pairs = url::form_urlencoded::parse(raw)
-            .filter(|(_, v)| !v.is_empty())
-            .map(|(k, v)| (k.into_owned(), v.into_owned()))
-            .collect();
+        let mut pairs = crate::form::parse(raw);
+        pairs.retain(|(_, v)| !v.is_empty());
         Form { pairs }
     }
 
@@ -32,6 +30,11 @@ impl Form {
     /// The value of `name`, which must be present.
     pub fn require(&self, name: &str) -> Result<&str, OAuthError> {
         self.get(name)?.ok_or_else(|| OAuthError::request(format!("The {name} parameter is required.")))
+    }
+
+    /// How many times `name` is given with a value.
+    pub fn count(&self, name: &str) -> usize {
+        self.pairs.iter().filter(|(k, _)| k == name).count()
     }
 
     /// Whether `name` is present at all.

@@ -28,6 +28,7 @@ use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::outbound::{Outbound, OutboundRequest};
 use crate::tools::registry::LocalBoxFuture;
+use crate::uri::Url;
 
 const FETCH_TIMEOUT_MS: u32 = 5_000;
 const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
@@ -87,11 +88,8 @@ pub struct IdClaims {
 }
 
 fn secure_url(raw: &str, config: &Config) -> bool {
-    url::Url::parse(raw).is_ok_and(|u| {
-        u.scheme() == "https"
-            || (u.scheme() == "http"
-                && config.is_local()
-                && u.host_str().is_some_and(crate::config::is_loopback_host))
+    Url::parse(raw).is_some_and(|u| {
+        u.scheme == "https" || (u.scheme == "http" && config.is_local() && u.host.is_loopback())
     })
 }
 
@@ -174,8 +172,7 @@ pub struct RsaJwk {
 }
 
 fn b64url_decode(s: &str) -> Option<Vec<u8>> {
-    use base64::Engine as _;
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(s.trim_end_matches('=')).ok()
+    crate::b64::decode_url(s.trim_end_matches('='))
 }
 
 /// The RSA signing keys of a JWKS usable for RS256: `kty` RSA, `use` sig (or none), `alg` RS256
@@ -279,10 +276,7 @@ pub async fn verify_id_token(
 
 /// The VibeSell subject of a provider's user.
 pub fn subject_for(provider: &OidcProvider, sub: &str) -> String {
-    let host = url::Url::parse(&provider.issuer)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .unwrap_or_default();
+    let host = Url::parse(&provider.issuer).map(|u| u.host_str).unwrap_or_default();
     format!("oidc:{host}:{sub}")
 }
 
@@ -367,7 +361,7 @@ pub async fn start(
             );
         }
     }
-    let Ok(mut to) = url::Url::parse(&meta.authorization_endpoint) else {
+    if Url::parse(&meta.authorization_endpoint).is_none() {
         return failed(
             trace,
             503,
@@ -375,18 +369,22 @@ pub async fn start(
             "The provider is misconfigured.",
             "bad authorization_endpoint".into(),
         );
-    };
-    to.query_pairs_mut()
-        .append_pair("response_type", "code")
-        .append_pair("client_id", &provider.client_id)
-        .append_pair("redirect_uri", &callback_url(config))
-        .append_pair("scope", "openid email profile")
-        .append_pair("state", &state)
-        .append_pair("nonce", &signin.nonce)
-        .append_pair("code_challenge", &pkce::s256(&verifier))
-        .append_pair("code_challenge_method", "S256");
+    }
+    let to = crate::uri::with_query(
+        &meta.authorization_endpoint,
+        &[
+            ("response_type", "code"),
+            ("client_id", &provider.client_id),
+            ("redirect_uri", &callback_url(config)),
+            ("scope", "openid email profile"),
+            ("state", &state),
+            ("nonce", &signin.nonce),
+            ("code_challenge", &pkce::s256(&verifier)),
+            ("code_challenge_method", "S256"),
+        ],
+    );
     trace.outcome = "ok";
-    pages::redirect(to.as_str()).with("set-cookie", browser.cookie())
+    pages::redirect(&to).with("set-cookie", browser.cookie())
 }
 
 /// `GET /app/signin/callback`.
@@ -453,11 +451,13 @@ async fn verify_callback(
         }
         _ => {}
     }
-    let mut form = url::form_urlencoded::Serializer::new(String::new());
-    form.append_pair("grant_type", "authorization_code")
-        .append_pair("code", code)
-        .append_pair("redirect_uri", &callback_url(config))
-        .append_pair("code_verifier", &signin.verifier);
+    let callback = callback_url(config);
+    let mut form = vec![
+        ("grant_type", "authorization_code"),
+        ("code", code),
+        ("redirect_uri", callback.as_str()),
+        ("code_verifier", signin.verifier.as_str()),
+    ];
     let mut request_headers = Vec::new();
     match &provider.client_secret {
         Some(secret) => {
@@ -466,24 +466,23 @@ async fn verify_callback(
                 .as_ref()
                 .is_none_or(|m| m.iter().any(|x| x == "client_secret_basic"));
             if basic {
-                use base64::Engine as _;
-                let enc = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+                let enc = crate::form::encode_component;
                 let pair = format!("{}:{}", enc(&provider.client_id), enc(secret));
-                request_headers.push((
-                    "authorization",
-                    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)),
-                ));
+                request_headers.push(("authorization", format!("Basic {}", crate::b64::encode_std(pair))));
             } else {
-                form.append_pair("client_id", &provider.client_id).append_pair("client_secret", secret);
+                form.extend([("client_id", provider.client_id.as_str()), ("client_secret", secret.as_str())]);
             }
         }
         None => {
-            form.append_pair("client_id", &provider.client_id);
+            form.push(("client_id", &provider.client_id));
         }
     }
-    let mut request =
-        OutboundRequest::post(&meta.token_endpoint, "application/x-www-form-urlencoded", form.finish())
-            .header("accept", "application/json");
+    let mut request = OutboundRequest::post(
+        &meta.token_endpoint,
+        "application/x-www-form-urlencoded",
+        crate::form::encode(&form),
+    )
+    .header("accept", "application/json");
     for (k, v) in request_headers {
         request = request.header(k, v);
     }

@@ -11,7 +11,7 @@
 //! A storage failure lets the request through and is logged: rate limiting must not become an
 //! outage.
 
-use url::Host;
+use crate::uri::Host;
 
 use super::AuthObjects;
 use super::error::OAuthError;
@@ -25,16 +25,13 @@ use crate::tools::registry::LocalBoxFuture;
 /// forgeable there), reduced to its /64 for IPv6.
 pub fn client_address(req: &HttpRequest) -> String {
     let Some(raw) = req.header("cf-connecting-ip").map(str::trim) else { return "unknown".into() };
-    // Read by the url crate's host parser, which the Worker has for every URL, rather than by
-    // `IpAddr`'s, which it would carry for this one header (wasm size).
+    // Read by the URL module's host parser, which the OAuth checks have anyway, rather than by
+    // `IpAddr`'s, which the Worker would carry for this one header (wasm size).
     let host = if raw.contains(':') { Host::parse(&format!("[{raw}]")) } else { Host::parse(raw) };
     match host {
-        Ok(Host::Ipv4(v4)) => v4.to_string(),
-        Ok(Host::Ipv6(v6)) => {
-            let s = v6.segments();
-            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
-        }
-        Ok(Host::Domain(_)) | Err(_) => "unknown".into(),
+        Some(Host::Ipv4([a, b, c, d])) => format!("{a}.{b}.{c}.{d}"),
+        Some(Host::Ipv6(s)) => format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3]),
+        Some(Host::Domain(_)) | None => "unknown".into(),
     }
 }
 

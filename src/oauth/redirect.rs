@@ -9,13 +9,13 @@
 //! - a request matches a registered URI when the strings are equal, or when both are loopback
 //!   `http` URIs on the same host with the same path and query, whatever the ports.
 
-use url::Url;
+use crate::uri::Url;
 
 /// Longest redirect URI accepted.
 pub const MAX_URI_BYTES: usize = 512;
 
 /// Checks a redirect URI against the policy; `Err` says why, for the client.
-pub fn validate(raw: &str) -> Result<Url, String> {
+pub fn validate(raw: &str) -> Result<(), String> {
     if raw.is_empty() || raw.len() > MAX_URI_BYTES {
         return Err(format!("Redirect URIs must be 1 to {MAX_URI_BYTES} bytes."));
     }
@@ -31,52 +31,36 @@ pub fn validate(raw: &str) -> Result<Url, String> {
     if raw.contains('\\') {
         return Err("Redirect URIs must not contain backslashes.".into());
     }
-    let url = Url::parse(raw).map_err(|_| "A redirect URI is not an absolute URL.".to_owned())?;
-    match url.scheme() {
-        "https" => {}
-        "http" if is_loopback(&url) => {}
-        "http" => return Err("Redirect URIs must use https, except on a loopback address.".into()),
-        _ => return Err("Redirect URIs must use https (or http on a loopback address).".into()),
+    // A scheme other than http(s) is refused for what it is (`javascript:`, `cursor://`), before
+    // the URL is read as one with an authority.
+    if let Some((scheme, _)) = raw.split_once(':')
+        && !scheme.contains('/')
+        && !scheme.eq_ignore_ascii_case("https")
+        && !scheme.eq_ignore_ascii_case("http")
+    {
+        return Err("Redirect URIs must use https (or http on a loopback address).".into());
     }
-    if url.host_str().is_none_or(str::is_empty) {
-        return Err("Redirect URIs must name a host.".into());
+    let url = Url::parse(raw).ok_or_else(|| {
+        let before_query = raw.split(['?', '#']).next().unwrap_or(raw);
+        if before_query.split('/').skip(3).any(crate::uri::is_dot_segment) {
+            "Redirect URIs must not contain . or .. path segments."
+        } else {
+            "A redirect URI is not an absolute URL."
+        }
+        .to_owned()
+    })?;
+    if url.scheme == "http" && !url.host.is_loopback() {
+        return Err("Redirect URIs must use https, except on a loopback address.".into());
     }
-    // `Url` strips an empty userinfo (`https://@host`); the raw authority must not have any.
-    let authority = raw.split_once("://").map_or("", |(_, rest)| rest.split(['/', '?']).next().unwrap_or(""));
-    if !url.username().is_empty() || url.password().is_some() || authority.contains('@') {
+    if url.has_userinfo {
         return Err("Redirect URIs must not contain a user name or password.".into());
     }
-    if has_dot_segment(raw) {
-        return Err("Redirect URIs must not contain . or .. path segments.".into());
-    }
-    Ok(url)
-}
-
-/// Whether the raw path has `.` or `..` segments (including percent-encoded dots), which a URL
-/// parser would silently resolve into a different path than the one compared.
-fn has_dot_segment(raw: &str) -> bool {
-    let after_scheme = raw.split_once("://").map_or(raw, |(_, rest)| rest);
-    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
-    let path = path.split('?').next().unwrap_or("");
-    path.split('/').any(|segment| {
-        let decoded = segment.to_ascii_lowercase().replace("%2e", ".");
-        decoded == "." || decoded == ".."
-    })
-}
-
-/// Whether a URL's host is loopback.
-pub fn is_loopback(url: &Url) -> bool {
-    match url.host() {
-        Some(url::Host::Domain(d)) => d.eq_ignore_ascii_case("localhost"),
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
+    Ok(())
 }
 
 /// Whether a raw redirect URI is on a loopback host (for the consent page's warning).
 pub fn is_loopback_uri(raw: &str) -> bool {
-    Url::parse(raw).is_ok_and(|u| is_loopback(&u))
+    Url::parse(raw).is_some_and(|u| u.host.is_loopback())
 }
 
 /// Whether the requested `presented` URI matches the registered one.
@@ -87,51 +71,38 @@ pub fn matches(registered: &str, presented: &str) -> bool {
     if registered == presented {
         return true;
     }
-    let (Ok(r), Ok(p)) = (Url::parse(registered), Url::parse(presented)) else { return false };
+    let (Some(r), Some(p)) = (Url::parse(registered), Url::parse(presented)) else { return false };
     // RFC 8252 §7.3: a native app's loopback listener gets an ephemeral port. Same scheme, same
     // host spelling (no cross-matching of localhost and 127.0.0.1), same path and query.
-    r.scheme() == "http"
-        && p.scheme() == "http"
-        && is_loopback(&r)
-        && is_loopback(&p)
-        && r.host_str() == p.host_str()
-        && r.path() == p.path()
-        && r.query() == p.query()
+    r.scheme == "http"
+        && p.scheme == "http"
+        && r.host.is_loopback()
+        && p.host.is_loopback()
+        && r.host_str == p.host_str
+        && r.path == p.path
+        && r.query == p.query
 }
 
-/// The origin of a redirect URI (`https://claude.ai`), for app detection and CSP.
+/// The origin of an http(s) URI (`https://claude.ai`), for app detection and CSP.
 pub fn origin(raw: &str) -> Option<String> {
-    let url = Url::parse(raw).ok()?;
-    match url.origin() {
-        url::Origin::Tuple(..) => Some(url.origin().ascii_serialization()),
-        url::Origin::Opaque(_) => None,
-    }
+    Url::parse(raw).filter(|u| u.scheme == "https" || u.scheme == "http").map(|u| u.origin())
 }
 
 /// The host (with a non-default port) to show the user.
 pub fn display_host(raw: &str) -> String {
-    Url::parse(raw)
-        .ok()
-        .and_then(|u| {
-            let host = u.host_str()?.to_owned();
-            Some(match u.port() {
-                Some(port) if !is_loopback(&u) => format!("{host}:{port}"),
-                _ => host,
-            })
-        })
-        .unwrap_or_else(|| "an unknown site".to_owned())
+    match Url::parse(raw) {
+        Some(u) => match u.port {
+            Some(port) if !u.host.is_loopback() => format!("{}:{port}", u.host_str),
+            _ => u.host_str,
+        },
+        None => "an unknown site".to_owned(),
+    }
 }
 
 /// Appends query parameters to a redirect URI, keeping its own query (RFC 6749 §3.1.2).
 pub fn with_params(base: &str, params: &[(&str, String)]) -> String {
-    let Ok(mut url) = Url::parse(base) else { return base.to_owned() };
-    {
-        let mut query = url.query_pairs_mut();
-        for (k, v) in params {
-            query.append_pair(k, v);
-        }
-    }
-    url.to_string()
+    let pairs: Vec<(&str, &str)> = params.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    crate::uri::with_query(base, &pairs)
 }
 
 #[cfg(test)]

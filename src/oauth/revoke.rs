@@ -47,7 +47,7 @@ async fn revoke(
     platform: &dyn Platform,
     trace: &mut Trace,
 ) -> Result<bool, OAuthError> {
-    let (form, _) = token::read_form(req)?;
+    let form = token::read_form(req)?;
     // Before client authentication, so that unknown clients and bad secrets are counted too:
     // each otherwise costs a KV read and a Durable Object call (RFC 7009 §5: the endpoint
     // should counter denial-of-service attacks; the refusal is RFC 6749 §5.2-style JSON).

@@ -27,9 +27,6 @@
 //! Sign-in methods: the configured OpenID provider (`oidc.rs`), and, only when `PUBLIC_URL` is
 //! a loopback address, a development sign-in by email (PRODUCT §10).
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
 use super::error::OAuthError;
 use super::form::{self, Form};
 use super::grants::{AccountOp, AccountReply};
@@ -75,7 +72,7 @@ fn clear_cookie(name: &str) -> String {
 }
 
 fn mac(secret: &str, purpose: &str) -> String {
-    URL_SAFE_NO_PAD.encode(ids::hmac_sha256(secret.as_bytes(), purpose.as_bytes()))
+    crate::b64::encode_url(ids::hmac_sha256(secret.as_bytes(), purpose.as_bytes()))
 }
 
 fn mac_ok(secret: &str, purpose: &str, presented: &str) -> bool {
@@ -183,9 +180,7 @@ async fn find_session(req: &HttpRequest, platform: &dyn Platform) -> Result<Opti
 
 /// Where to send someone who must sign in before seeing `return_to`.
 pub fn sign_in_url(return_to: &str) -> String {
-    let query: String =
-        url::form_urlencoded::Serializer::new(String::new()).append_pair("return_to", return_to).finish();
-    format!("{SIGNIN_PATH}?{query}")
+    format!("{SIGNIN_PATH}?{}", crate::form::encode(&[("return_to", return_to)]))
 }
 
 /// A local path to return to after sign-in: our consent page or an `/app` page, nothing that
@@ -268,10 +263,7 @@ pub fn signin_page(
     if let Some(notice) = notice {
         body.push_str(&format!(r#"<p class="warn">{}</p>"#, escape(notice)));
     }
-    let query: String = url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("return_to", return_to)
-        .append_pair("csrf", &csrf)
-        .finish();
+    let query = crate::form::encode(&[("return_to", return_to), ("csrf", &csrf)]);
     if let Some(oidc) = &config.oidc {
         // A link, not a form: it leads to the provider, whose origin the page's form-action
         // would otherwise have to name before the provider's metadata is even fetched.

@@ -51,12 +51,12 @@ pub async fn handle(
 }
 
 /// Reads the form of a token or revocation request.
-pub fn read_form(req: &HttpRequest) -> Result<(Form, &[u8]), OAuthError> {
+pub fn read_form(req: &HttpRequest) -> Result<Form, OAuthError> {
     if !form::is_form_content_type(req.header("content-type")) {
         return Err(OAuthError::request("Send the request as application/x-www-form-urlencoded."));
     }
     match req.body.as_deref() {
-        Some(body) if body.len() <= MAX_OAUTH_BODY_BYTES => Ok((Form::parse(body), body)),
+        Some(body) if body.len() <= MAX_OAUTH_BODY_BYTES => Ok(Form::parse(body)),
         _ => Err(OAuthError::request("The request is larger than 16 KiB.")),
     }
 }
@@ -67,7 +67,7 @@ async fn token(
     platform: &dyn Platform,
     trace: &mut Trace,
 ) -> Result<Value, OAuthError> {
-    let (form, raw) = read_form(req)?;
+    let form = read_form(req)?;
     // Spent before the client is looked up and authenticated: a flood of unknown client_ids,
     // bad secrets or made-up grants would otherwise cost a KV read and a Durable Object call
     // (or a CIMD fetch) each without ever being counted (RFC 6749 §10.10, RFC 6819 §4.4.1.11
@@ -90,7 +90,7 @@ async fn token(
             let code_verifier = form.require("code_verifier")?.to_owned();
             let redirect_uri = form.get("redirect_uri")?.map(str::to_owned);
             // RFC 8707: checked before the code is touched, so a wrong resource does not burn it.
-            authorize::requested_resource(config, &form, raw)?;
+            authorize::requested_resource(config, &form)?;
             let opaque = tokens::parse(Kind::Code, code).ok_or_else(|| {
                 OAuthError::grant("The authorization code is invalid.").logged("malformed code")
             })?;
@@ -118,7 +118,7 @@ async fn token(
             // not an invalid target: RFC 6749 §5.2 `invalid_grant` covers a refresh token that
             // is not valid here, and MCP SDKs re-authorize on it, whereas they give up on
             // `invalid_target`. The authorization_code grant keeps RFC 8707 §2's error.
-            authorize::requested_resource(config, &form, raw).map_err(|e| match e.code {
+            authorize::requested_resource(config, &form).map_err(|e| match e.code {
                 ErrorCode::InvalidTarget => {
                     OAuthError::grant("The refresh token is not valid for this resource; authorize again.")
                         .logged(format!("refresh for another resource: {}", e.description))
