@@ -1,4 +1,5 @@
-//! Assembles the card (MCP App) from its web sources in `card/` into one self-contained HTML
+//! Assembles the card (MCP App) from its web sources in `card/` (the script and stylesheet as
+//! `scripts/card-build.mjs` minifies them into `card/min/`) into one self-contained HTML
 //! document, and names it by the SHA-256 of that document (PRODUCT §1: the content hash names
 //! the `ui://` resource). It also says where the stylesheet and script sit in that document, with
 //! their CSP hashes, so the VibeSell web pages (`src/webapp.rs`) serve the card's very views under
@@ -28,16 +29,17 @@ fn read(path: &str) -> String {
 
 fn main() {
     let html = read("card/card.html");
-    let css = read("card/card.css");
-    let js = read("card/card.js");
+    // The script and stylesheet as minified by `scripts/card-build.mjs` (committed; bin/test
+    // checks they are current), so that this build needs no Node.
+    let css = read("card/min/card.css");
+    let js = read("card/min/card.js");
     // The markers are replaced exactly once each; a missing marker is a build error so the card
     // can never ship without its style or script.
     for marker in ["/*@card.css*/", "/*@card.js*/"] {
         assert_eq!(html.matches(marker).count(), 1, "card/card.html must contain {marker} once");
     }
     assert!(!js.contains("</script"), "card.js must not contain </script");
-    let js = compact_js(&js);
-    let css = compact_css(&css);
+    assert!(!css.contains("</style"), "card.css must not contain </style");
     let (css, js) = (css.trim_end(), js.trim_end());
     let out = html.replace("/*@card.css*/", css).replace("/*@card.js*/", js);
     // Offsets of the inlined stylesheet and script (markers replaced once each, CSS first in
@@ -122,50 +124,6 @@ fn lowercase_table(out: &Path) {
     }
     text.push_str("];\n");
     std::fs::write(out, text).expect("writing lowercase.rs");
-}
-
-/// The card's stylesheet without its comments, indentation and blank lines, as `compact_js` does
-/// for the script (about 340 bytes of the Worker's gzip-compressed wasm). No CSS depends on a
-/// line's leading whitespace, and a comment ends at the first `*/` (CSS comments do not nest);
-/// the assertion keeps `/*` out of the stylesheet's strings, where it would not start one.
-fn compact_css(css: &str) -> String {
-    assert!(
-        css.lines().all(|l| !l.contains("\"/*") && !l.contains("'/*")),
-        "card.css must not hold /* in a string (build.rs strips its comments)"
-    );
-    let mut uncommented = String::with_capacity(css.len());
-    let mut rest = css;
-    while let Some(start) = rest.find("/*") {
-        uncommented.push_str(&rest[..start]);
-        let end = rest[start..].find("*/").expect("card.css has an unclosed comment");
-        rest = &rest[start + end + 2..];
-    }
-    uncommented.push_str(rest);
-    kept_lines(&uncommented, |_| true)
-}
-
-/// The card's script without its full-line comments, indentation and blank lines: a third of
-/// its text, and about 2 KB of the Worker's gzip-compressed wasm, with no change to what runs
-/// (`card.js` is kept readable in the repository). Only whole lines are dropped and only leading
-/// whitespace is removed, which cannot change a program whose strings never span lines (the
-/// assertion below: no template literals and no line continuations), so no minifier is needed.
-fn compact_js(js: &str) -> String {
-    assert!(
-        js.lines().all(|l| l.trim_start().starts_with("//") || !l.contains('`')) && !js.contains("\\\n"),
-        "card.js must not use template literals or line continuations (build.rs compacts it by lines)"
-    );
-    kept_lines(js, |line| !line.starts_with("//"))
-}
-
-/// The lines of `text`, trimmed, that are not blank and that `keep` keeps, each ended by a line
-/// feed.
-fn kept_lines(text: &str, keep: impl Fn(&str) -> bool) -> String {
-    let mut out = String::with_capacity(text.len());
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty() && keep(l)) {
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
 }
 
 /// Writes `SCHEMAS: &[(name, input schema, output schema)]`, sorted by name, from
