@@ -31,50 +31,73 @@ const FUNCTIONS = [
 ];
 const EXPECTED = { f0: 1, f1: 5, f2: 15, f3: 22 };
 
-function module({ names: withNames = true } = {}) {
-  const bodies = FUNCTIONS.map((f) => {
+function module({ names: withNames = true, functions = FUNCTIONS } = {}) {
+  const FUNCTIONS_ = functions;
+  const bodies = FUNCTIONS_.map((f) => {
     const body = Buffer.from([0, ...f.code, END]);
     return Buffer.concat([u32(body.length), body]);
   });
-  const names = vector(FUNCTIONS.map((f, i) => Buffer.concat([u32(i), name(f.name)])));
+  const names = vector(FUNCTIONS_.map((f, i) => Buffer.concat([u32(i), name(f.name)])));
   return Buffer.concat([
     Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
     section(1, vector([Buffer.from([0x60, 0x00, 0x01, 0x7f])])),
-    section(3, vector(FUNCTIONS.map(() => u32(0)))),
-    section(7, vector(FUNCTIONS.map((_, i) => Buffer.concat([name(`f${i}`), Buffer.from([0x00]), u32(i)])))),
+    section(3, vector(FUNCTIONS_.map(() => u32(0)))),
+    section(7, vector(FUNCTIONS_.map((_, i) => Buffer.concat([name(`f${i}`), Buffer.from([0x00]), u32(i)])))),
     section(10, vector(bodies)),
     withNames ? section(0, name("name"), Buffer.from([1]), u32(names.length), names) : Buffer.alloc(0),
   ]);
 }
 
-async function answers(bytes) {
+async function answers(bytes, expected = EXPECTED) {
   const { instance } = await WebAssembly.instantiate(bytes);
-  return Object.fromEntries(Object.keys(EXPECTED).map((f) => [f, instance.exports[f]()]));
+  return Object.fromEntries(Object.keys(expected).map((f) => [f, instance.exports[f]()]));
 }
+
+/** Runs scripts/wasm-order.mjs on `bytes`; the ordered module. */
+function ordered(bytes) {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-order-"));
+  try {
+    const file = join(dir, "m.wasm");
+    writeFileSync(file, bytes);
+    const wasmOpt = join(ROOT, "node_modules/binaryen/bin/wasm-opt");
+    execFileSync(process.execPath, [join(ROOT, "scripts/wasm-order.mjs"), file, wasmOpt], { stdio: "pipe" });
+    return readFileSync(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const namesInOrder = (bytes) => [...functionNames(bytes)].sort((x, y) => x[0] - y[0]).map(([, n]) => n);
 
 test("wasm-order keeps every call, export and name, and sorts by generic name then size", async () => {
   const before = module();
   assert.deepEqual(await answers(before), EXPECTED);
-  const dir = mkdtempSync(join(tmpdir(), "wasm-order-"));
-  try {
-    const file = join(dir, "m.wasm");
-    writeFileSync(file, before);
-    const wasmOpt = join(ROOT, "node_modules/binaryen/bin/wasm-opt");
-    execFileSync(process.execPath, [join(ROOT, "scripts/wasm-order.mjs"), file, wasmOpt], { stdio: "pipe" });
-    const after = readFileSync(file);
-    assert.deepEqual(await answers(after), EXPECTED, "every export answers as before");
-    const names = functionNames(after);
-    const order = [...names].sort((x, y) => x[0] - y[0]).map(([, n]) => n);
-    assert.equal(importedFunctions(after), 0);
-    assert.deepEqual(order, [
-      "a::visit::h00000000000000b2",
-      "a::visit::h00000000000000d4",
-      "b::visit::h00000000000000a1",
-      "b::visit::h00000000000000c3",
-    ]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const after = ordered(before);
+  assert.deepEqual(await answers(after), EXPECTED, "every export answers as before");
+  assert.equal(importedFunctions(after), 0);
+  assert.deepEqual(namesInOrder(after), [
+    "a::visit::h00000000000000b2",
+    "a::visit::h00000000000000d4",
+    "b::visit::h00000000000000a1",
+    "b::visit::h00000000000000c3",
+  ]);
+});
+
+test("wasm-order puts a function next to the one most like it, whatever their names", async () => {
+  // `a::sum` and `z::sum` compute alike (the same long run of instructions, one constant apart);
+  // `m::other` is unlike both. By name `m::other` would sit between them.
+  const run = (last) => [I32_CONST, 10, I32_CONST, 20, I32_ADD, I32_CONST, 30, I32_ADD, I32_CONST, 40, I32_ADD, I32_CONST, 50, I32_ADD, I32_CONST, last, I32_ADD];
+  const functions = [
+    { name: "z::sum::h00000000000000a1", code: run(61) },
+    { name: "m::other::h00000000000000b2", code: [CALL, 0, CALL, 2, I32_ADD, I32_CONST, 9, I32_ADD] },
+    { name: "a::sum::h00000000000000c3", code: run(60) },
+  ];
+  const expected = { f0: 211, f1: 430, f2: 210 };
+  const before = module({ functions });
+  assert.deepEqual(await answers(before, expected), expected);
+  const after = ordered(before);
+  assert.deepEqual(await answers(after, expected), expected, "every export answers as before");
+  assert.deepEqual(namesInOrder(after), ["a::sum::h00000000000000c3", "z::sum::h00000000000000a1", "m::other::h00000000000000b2"]);
 });
 
 test("wasm-order refuses a module without function names", () => {
