@@ -7,17 +7,17 @@
 // Two steps. First a base order: by name without rustc's hash suffix, then by size, which puts
 // the copies of one generic function together. Then a chain over it: starting from the first
 // function, the next one is the unplaced function most like the last one placed, if any is alike
-// enough (a quarter of the hashes agree), else the next unplaced one of the base order. "Alike" is estimated by MinHash over the
-// bodies' 6-byte shingles (48 hashes, looked up by locality-sensitive hashing in bands of 2), so
-// the chain costs about a second instead of a comparison of every pair.
+// enough (more than a fifth of the hashes agree), else the next unplaced one of the base order.
+// "Alike" is estimated by MinHash over the bodies' 6-byte shingles (64 hashes, looked up by
+// locality-sensitive hashing in bands of 2), so the chain costs about a second instead of a
+// comparison of every pair.
 //
 // binaryen does the moving, since it must renumber every call: this script names each function
 // `<rank> <name>`, has wasm-opt sort the functions by name (`--reorder-functions-by-name`, with
 // `--duplicate-function-elimination`, which merges functions compiled identically), then gives
 // the functions their own names back. Measured (docs/scale.md, "Size"): the base order took the
-// module from 720,727 to 692,614 bytes gzip -9 on 2026-11-30; the chain took 5.4 KB more off the
-// module of 2026-12-01 (603,265 → 597,852), and 4.8 and 5.2 KB off two earlier builds with the
-// same settings.
+// module from 720,727 to 692,614 bytes gzip -9 on 2026-11-30; the chain takes 5.9 to 6.6 KB more
+// off (three builds of 2026-11-30 and 12-01; its settings chosen as the best on all three).
 //
 //   node scripts/wasm-order.mjs <module.wasm> <wasm-opt> [wasm-opt feature flags...]
 //
@@ -74,9 +74,9 @@ try {
  */
 function chain(bodies) {
   const SHINGLE = 6;
-  const HASHES = 48;
+  const HASHES = 64;
   const ROWS = 2;
-  const MIN_SIMILARITY = 0.25;
+  const MIN_SIMILARITY = 0.2;
   // Candidates looked at per band: a band shared by thousands of functions (tiny ones alike)
   // would otherwise make the chain quadratic.
   const PER_BAND = 300;

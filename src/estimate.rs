@@ -6,7 +6,7 @@
 //! capacity; each email sent schedules the lead's next step after its wait. That gives the
 //! real number of sending days, including the tail where the last leads finish their steps.
 
-use chrono::{Datelike, Days, NaiveDate, Weekday};
+use crate::dates::Date;
 
 use crate::deliverability::Deliverability;
 
@@ -23,7 +23,7 @@ pub struct Input {
     /// Emails the mailboxes may send per sending day, all together.
     pub daily_capacity: u64,
     /// The first possible sending day.
-    pub start: NaiveDate,
+    pub start: Date,
 }
 
 /// Low, central and high.
@@ -49,13 +49,13 @@ pub struct Estimate {
     /// Calendar days from the first to the last email.
     pub calendar_days: u64,
     /// The first and last sending days.
-    pub first_day: NaiveDate,
+    pub first_day: Date,
     /// See `first_day`.
-    pub last_day: NaiveDate,
+    pub last_day: Date,
     /// The busiest day's emails (at most the capacity).
     pub peak_emails_per_day: u64,
     /// The day every lead has received the first email.
-    pub all_contacted_day: NaiveDate,
+    pub all_contacted_day: Date,
     /// Whether the horizon cut the simulation short.
     pub beyond_horizon: bool,
     /// Replies, from the configured reply rates.
@@ -72,10 +72,10 @@ pub struct Estimate {
 pub const WEEKS_SHOWN: usize = 52;
 
 /// The first weekday on or after `day`.
-pub fn next_weekday(day: NaiveDate) -> NaiveDate {
+pub fn next_weekday(day: Date) -> Date {
     let mut d = day;
-    while matches!(d.weekday(), Weekday::Sat | Weekday::Sun) {
-        d = d.succ_opt().unwrap_or(d);
+    while d.is_weekend() {
+        d = d.succ();
     }
     d
 }
@@ -102,8 +102,9 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
             beyond_horizon = true;
             break;
         }
-        let today = first_day.checked_add_days(Days::new(day_index)).unwrap_or(first_day);
-        if matches!(today.weekday(), Weekday::Sat | Weekday::Sun) {
+        // At most HORIZON_DAYS.
+        let today = first_day.add_days(day_index as i64);
+        if today.is_weekend() {
             day_index += 1;
             continue;
         }
@@ -155,7 +156,8 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
         }
         day_index += 1;
     }
-    let day = |i: u64| first_day.checked_add_days(Days::new(i)).unwrap_or(first_day);
+    // Day indices are at most HORIZON_DAYS.
+    let day = |i: u64| first_day.add_days(i as i64);
     Estimate {
         emails_total: input.leads * steps,
         new_leads_per_day_steady: (capacity / steps).max(1),
@@ -186,16 +188,16 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
 }
 
 /// A platform time (ms) as a UTC date.
-pub fn date_of(ms: i64) -> NaiveDate {
-    chrono::DateTime::from_timestamp_millis(ms).map_or(NaiveDate::MIN, |t| t.date_naive())
+pub fn date_of(ms: i64) -> Date {
+    Date::of_ms(ms)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn date(s: &str) -> NaiveDate {
-        NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+    fn date(s: &str) -> Date {
+        crate::dates::parse_ymd(s).unwrap()
     }
 
     #[test]

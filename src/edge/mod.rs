@@ -8,11 +8,6 @@ mod oauth_state;
 mod outbound;
 mod workspace_do;
 
-/// The heap: talc rather than Rust's default dlmalloc for wasm32, 2.6 KB smaller gzip-compressed
-/// and as fast here (bench/README.md). The Worker's memory grows with `memory.grow` as needed.
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
-
 use std::cell::OnceCell;
 use std::rc::Rc;
 

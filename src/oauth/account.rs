@@ -13,7 +13,7 @@ use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 
 fn date(ms: i64) -> String {
-    crate::dates::utc_minute(ms).unwrap_or_default()
+    crate::dates::utc_minute(ms)
 }
 
 fn revoke_purpose(grant_id: &str) -> String {

@@ -9,27 +9,30 @@
 //! omits common names (DOMAIN §1.2), the enum zone that keeps the same local hours, with an hour
 //! shift when the two zones always differ by a whole hour.
 
-use chrono::{Datelike, Duration, NaiveDate, NaiveDateTime, Timelike, Weekday};
+pub use crate::dates::Date;
 
 const DAY_MS: i64 = 86_400_000;
+const HOUR_MS: i64 = 3_600_000;
+/// [`Date::weekday`] of a Sunday.
+const SUNDAY: u32 = 6;
 
 /// The UTC date of an instant.
-pub fn utc_date(ms: i64) -> NaiveDate {
-    chrono::DateTime::from_timestamp_millis(ms).map_or(NaiveDate::MIN, |t| t.date_naive())
+pub fn utc_date(ms: i64) -> Date {
+    Date::of_ms(ms)
 }
 
 /// Whether `date` is a business day (Monday to Friday; public holidays are not modelled).
-pub fn is_business_day(date: NaiveDate) -> bool {
-    !matches!(date.weekday(), Weekday::Sat | Weekday::Sun)
+pub fn is_business_day(date: Date) -> bool {
+    !date.is_weekend()
 }
 
 /// The date `n` business days after `date`, weekends not counted: ordered on a Friday (or a
 /// Saturday) with `n = 2`, ready on Tuesday.
-pub fn add_business_days(date: NaiveDate, n: u32) -> NaiveDate {
+pub fn add_business_days(date: Date, n: u32) -> Date {
     let mut d = date;
     let mut counted = 0;
     while counted < n {
-        d = d.succ_opt().unwrap_or(d);
+        d = d.succ();
         if is_business_day(d) {
             counted += 1;
         }
@@ -38,44 +41,44 @@ pub fn add_business_days(date: NaiveDate, n: u32) -> NaiveDate {
 }
 
 /// `YYYY-MM-DD`.
-pub fn iso(date: NaiveDate) -> String {
+pub fn iso(date: Date) -> String {
     crate::dates::ymd(date)
 }
 
 /// For people: `Tue 1 Dec 2026`.
-pub fn human(date: NaiveDate) -> String {
+pub fn human(date: Date) -> String {
     crate::dates::human(date)
 }
 
 /// Parses `YYYY-MM-DD`.
-pub fn parse_iso(s: &str) -> Option<NaiveDate> {
+pub fn parse_iso(s: &str) -> Option<Date> {
     crate::dates::parse_ymd(s.trim())
 }
 
 /// Midnight UTC of `date`, in ms.
-pub fn date_start_ms(date: NaiveDate) -> i64 {
-    date.and_hms_opt(0, 0, 0).map_or(0, |t| t.and_utc().timestamp_millis())
+pub fn date_start_ms(date: Date) -> i64 {
+    date.start_ms()
 }
 
 /// Whole days from `a` to `b` (negative when `b` is earlier).
-pub fn days_between(a: NaiveDate, b: NaiveDate) -> i64 {
-    (b - a).num_days()
+pub fn days_between(a: Date, b: Date) -> i64 {
+    b.days_since(a)
 }
 
 /// Adds calendar days.
-pub fn add_days(date: NaiveDate, days: i64) -> NaiveDate {
-    date.checked_add_signed(Duration::days(days)).unwrap_or(date)
+pub fn add_days(date: Date, days: i64) -> Date {
+    date.add_days(days)
 }
 
 /// How many business days there are from `from` (inclusive) to `to` (exclusive).
-pub fn business_days_between(from: NaiveDate, to: NaiveDate) -> i64 {
+pub fn business_days_between(from: Date, to: Date) -> i64 {
     let mut n = 0;
     let mut d = from;
     while d < to {
         if is_business_day(d) {
             n += 1;
         }
-        d = d.succ_opt().unwrap_or(to);
+        d = d.succ();
     }
     n
 }
@@ -227,25 +230,20 @@ pub fn zone_for_country(country: &str) -> Option<&'static Zone> {
     zone(name)
 }
 
-/// The `n`-th (1-based) `weekday` of `month`, or the last one when `n` is 0.
-fn nth_weekday(year: i32, month: u32, weekday: Weekday, n: u32) -> NaiveDate {
+/// The `n`-th (1-based) `weekday` (days since Monday) of `month`, or the last one when `n` is 0.
+fn nth_weekday(year: i32, month: u32, weekday: u32, n: u32) -> Date {
     if n == 0 {
         let next = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
-        let mut d = NaiveDate::from_ymd_opt(next.0, next.1, 1)
-            .unwrap_or(NaiveDate::MIN)
-            .pred_opt()
-            .unwrap_or(NaiveDate::MIN);
-        while d.weekday() != weekday {
-            d = d.pred_opt().unwrap_or(d);
-        }
-        return d;
+        let last = Date::from_ymd(next.0, next.1, 1).unwrap_or_default().pred();
+        return last.add_days(-i64::from((last.weekday() + 7 - weekday) % 7));
     }
-    NaiveDate::from_weekday_of_month_opt(year, month, weekday, n as u8).unwrap_or(NaiveDate::MIN)
+    let first = Date::from_ymd(year, month, 1).unwrap_or_default();
+    first.add_days(i64::from((weekday + 7 - first.weekday()) % 7 + 7 * (n - 1)))
 }
 
 /// The UTC instant (ms) of local wall time `hour:00` on `date` in a zone `offset_min` from UTC.
-fn local_instant(date: NaiveDate, hour: u32, offset_min: i32) -> i64 {
-    date_start_ms(date) + i64::from(hour) * 3_600_000 - i64::from(offset_min) * 60_000
+fn local_instant(date: Date, hour: u32, offset_min: i32) -> i64 {
+    date_start_ms(date) + i64::from(hour) * HOUR_MS - i64::from(offset_min) * 60_000
 }
 
 impl Zone {
@@ -257,24 +255,24 @@ impl Zone {
         match self.dst {
             Dst::None => false,
             Dst::Us => {
-                let start = local_instant(nth_weekday(year, 3, Weekday::Sun, 2), 2, std);
-                let end = local_instant(nth_weekday(year, 11, Weekday::Sun, 1), 2, dst);
+                let start = local_instant(nth_weekday(year, 3, SUNDAY, 2), 2, std);
+                let end = local_instant(nth_weekday(year, 11, SUNDAY, 1), 2, dst);
                 (start..end).contains(&utc_ms)
             }
             Dst::Eu => {
-                let start = local_instant(nth_weekday(year, 3, Weekday::Sun, 0), 1, 0);
-                let end = local_instant(nth_weekday(year, 10, Weekday::Sun, 0), 1, 0);
+                let start = local_instant(nth_weekday(year, 3, SUNDAY, 0), 1, 0);
+                let end = local_instant(nth_weekday(year, 10, SUNDAY, 0), 1, 0);
                 (start..end).contains(&utc_ms)
             }
             // Southern hemisphere: summer spans the new year.
             Dst::AuSouth => {
-                let end = local_instant(nth_weekday(year, 4, Weekday::Sun, 1), 3, dst);
-                let start = local_instant(nth_weekday(year, 10, Weekday::Sun, 1), 2, std);
+                let end = local_instant(nth_weekday(year, 4, SUNDAY, 1), 3, dst);
+                let start = local_instant(nth_weekday(year, 10, SUNDAY, 1), 2, std);
                 utc_ms < end || utc_ms >= start
             }
             Dst::Nz => {
-                let end = local_instant(nth_weekday(year, 4, Weekday::Sun, 1), 3, dst);
-                let start = local_instant(nth_weekday(year, 9, Weekday::Sun, 0), 2, std);
+                let end = local_instant(nth_weekday(year, 4, SUNDAY, 1), 3, dst);
+                let start = local_instant(nth_weekday(year, 9, SUNDAY, 0), 2, std);
                 utc_ms < end || utc_ms >= start
             }
         }
@@ -285,20 +283,21 @@ impl Zone {
         self.std_offset_min + if self.is_dst(utc_ms) { 60 } else { 0 }
     }
 
-    /// The local wall time at `utc_ms`.
-    pub fn local(&self, utc_ms: i64) -> NaiveDateTime {
+    /// The local date and hour at `utc_ms`.
+    pub fn local(&self, utc_ms: i64) -> (Date, u32) {
         let shifted = utc_ms + i64::from(self.offset_min(utc_ms)) * 60_000;
-        chrono::DateTime::from_timestamp_millis(shifted).map_or(NaiveDateTime::MIN, |t| t.naive_utc())
+        // An hour of the day, 0..=23.
+        (Date::of_ms(shifted), (shifted.rem_euclid(DAY_MS) / HOUR_MS) as u32)
     }
 
     /// The local date at `utc_ms`.
-    pub fn local_date(&self, utc_ms: i64) -> NaiveDate {
-        self.local(utc_ms).date()
+    pub fn local_date(&self, utc_ms: i64) -> Date {
+        self.local(utc_ms).0
     }
 
     /// The UTC instant of local wall time `hour:00` on `date` (for a time skipped or repeated by
     /// a daylight-saving change, the reading with the offset in force just before).
-    pub fn instant(&self, date: NaiveDate, hour: u32) -> i64 {
+    pub fn instant(&self, date: Date, hour: u32) -> i64 {
         let guess = local_instant(date, hour, self.std_offset_min);
         let offset = self.offset_min(guess - DAY_MS / 2);
         let at = local_instant(date, hour, offset);
@@ -323,19 +322,19 @@ pub struct Window {
 
 impl Window {
     /// Whether `date` (local) is a sending day.
-    pub fn sends_on(&self, date: NaiveDate) -> bool {
+    pub fn sends_on(&self, date: Date) -> bool {
         self.weekends || is_business_day(date)
     }
 
     /// Whether `utc_ms` falls inside the window.
     pub fn contains(&self, utc_ms: i64) -> bool {
-        let local = self.zone.local(utc_ms);
-        self.sends_on(local.date()) && (self.from_hour..self.to_hour).contains(&local.hour())
+        let (date, hour) = self.zone.local(utc_ms);
+        self.sends_on(date) && (self.from_hour..self.to_hour).contains(&hour)
     }
 
     /// The window of the local day `date`, as UTC instants `[start, end)`; `None` on a day
     /// without sending.
-    pub fn on(&self, date: NaiveDate) -> Option<(i64, i64)> {
+    pub fn on(&self, date: Date) -> Option<(i64, i64)> {
         self.sends_on(date)
             .then(|| (self.zone.instant(date, self.from_hour), self.zone.instant(date, self.to_hour)))
     }
@@ -362,7 +361,7 @@ impl Window {
 mod tests {
     use super::*;
 
-    fn d(s: &str) -> NaiveDate {
+    fn d(s: &str) -> Date {
         parse_iso(s).unwrap()
     }
 
@@ -370,10 +369,33 @@ mod tests {
         chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis()
     }
 
+    /// The n-th and last weekdays of a month, as chrono finds them.
+    #[test]
+    fn nth_weekdays_agree_with_chrono() {
+        use chrono::{Datelike, NaiveDate, Weekday};
+        for year in 1990..2110 {
+            for month in 1..=12 {
+                for weekday in 0..7 {
+                    let w = Weekday::try_from(weekday as u8).unwrap();
+                    for n in 1..=4 {
+                        let c = NaiveDate::from_weekday_of_month_opt(year, month, w, n as u8).unwrap();
+                        assert_eq!(iso(nth_weekday(year, month, weekday, n)), c.to_string());
+                    }
+                    let last = (1..=5)
+                        .filter_map(|n| NaiveDate::from_weekday_of_month_opt(year, month, w, n))
+                        .next_back()
+                        .unwrap();
+                    assert_eq!(iso(nth_weekday(year, month, weekday, 0)), last.to_string());
+                    assert_eq!(last.weekday().num_days_from_monday(), weekday);
+                }
+            }
+        }
+    }
+
     #[test]
     fn business_days_skip_weekends() {
         // 2026-11-27 is a Friday.
-        assert_eq!(d("2026-11-27").weekday(), Weekday::Fri);
+        assert_eq!(d("2026-11-27").weekday(), 4, "Friday");
         assert_eq!(add_business_days(d("2026-11-27"), 2), d("2026-12-01"), "Friday + 2 = Tuesday");
         assert_eq!(add_business_days(d("2026-11-28"), 2), d("2026-12-01"), "Saturday + 2 = Tuesday");
         assert_eq!(add_business_days(d("2026-11-29"), 2), d("2026-12-01"), "Sunday + 2 = Tuesday");

@@ -76,7 +76,7 @@ fn parse_time(s: &str) -> Option<i64> {
 }
 
 fn iso_time(ms: i64) -> String {
-    crate::dates::rfc3339_ms(ms).unwrap_or_default()
+    crate::dates::rfc3339_ms(ms)
 }
 
 /// The error message of an Instantly error body, if it has one.

@@ -534,7 +534,7 @@ fn args_of(c: &Campaign) -> CampaignArgs {
     CampaignArgs { campaign_id: c.id.clone(), sequence_version: c.plan.sequence_version, leads: c.leads }
 }
 
-fn first_window(spec: &CampaignSpec, at: i64) -> Option<chrono::NaiveDate> {
+fn first_window(spec: &CampaignSpec, at: i64) -> Option<calendar::Date> {
     let zone = calendar::zone(&spec.timezone)?;
     let w = Window { zone, from_hour: spec.from_hour, to_hour: spec.to_hour, weekends: false };
     let start =

@@ -403,7 +403,7 @@ fn source_label(kind: OrderKind) -> &'static str {
     }
 }
 
-fn ready_dates(kind: OrderKind, today: i64, warmup_days: u32) -> (chrono::NaiveDate, chrono::NaiveDate) {
+fn ready_dates(kind: OrderKind, today: i64, warmup_days: u32) -> (calendar::Date, calendar::Date) {
     match kind {
         OrderKind::OwnNames => store::expected_dates(today, warmup_days),
         OrderKind::AlreadyWarmed => {
@@ -1637,13 +1637,7 @@ pub struct TimelineStep {
     pub detail: Option<String>,
 }
 
-fn step(
-    step: &str,
-    title: &str,
-    date: chrono::NaiveDate,
-    status: &str,
-    detail: Option<String>,
-) -> TimelineStep {
+fn step(step: &str, title: &str, date: calendar::Date, status: &str, detail: Option<String>) -> TimelineStep {
     TimelineStep {
         step: step.into(),
         title: title.into(),

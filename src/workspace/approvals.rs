@@ -465,7 +465,7 @@ pub fn decides_here(cx: &ToolCx<'_>) -> bool {
 
 /// A date for people, in UTC.
 pub fn when(ms: i64) -> String {
-    crate::dates::utc_minute(ms).unwrap_or_else(|| ms.to_string())
+    crate::dates::utc_minute(ms)
 }
 
 /// The Markdown text for the model about an approval, the same for every approval tool.

@@ -201,12 +201,6 @@ pub fn recent_imports(db: &dyn Db, limit: i64) -> Result<Vec<Import>, StoreError
     rows.into_iter().map(|r| r.into_import().map(|x| x.0)).collect()
 }
 
-/// The month of a platform time, `YYYY-MM` (UTC).
-pub fn month_of(ms: i64) -> String {
-    let date = crate::estimate::date_of(ms);
-    format!("{:04}-{:02}", chrono::Datelike::year(&date), chrono::Datelike::month(&date))
-}
-
 /// Creates the job if it does not exist yet (the same id always means the same job) and
 /// returns it.
 pub fn start(
@@ -225,7 +219,7 @@ pub fn start(
             to_document(filters)?.into(),
             provider.into(),
             i64::try_from(requested).unwrap_or(i64::MAX).into(),
-            month_of(now_ms).into(),
+            crate::dates::month(now_ms).into(),
             now_ms.into(),
         ],
     )])?;

@@ -22,17 +22,14 @@ const CURRENT: &str = "current";
 
 /// The UTC calendar month of `now_ms`, as `YYYY-MM`.
 pub fn period(now_ms: i64) -> String {
-    crate::dates::month(now_ms).unwrap_or_else(|| "1970-01".into())
+    crate::dates::month(now_ms)
 }
 
 /// When the month after `now_ms`'s begins (ms, UTC): when monthly counters restart.
 pub fn next_period_start(now_ms: i64) -> i64 {
-    use chrono::Datelike;
-    let Some(t) = chrono::DateTime::from_timestamp_millis(now_ms) else { return now_ms };
-    let (year, month) = if t.month() == 12 { (t.year() + 1, 1) } else { (t.year(), t.month() + 1) };
-    chrono::NaiveDate::from_ymd_opt(year, month, 1)
-        .and_then(|d| d.and_hms_opt(0, 0, 0))
-        .map_or(now_ms, |d| d.and_utc().timestamp_millis())
+    let (year, month, _) = crate::dates::Date::of_ms(now_ms).ymd();
+    let (year, month) = if month == 12 { (year.saturating_add(1), 1) } else { (year, month + 1) };
+    crate::dates::Date::from_ymd(year, month, 1).map_or(now_ms, crate::dates::Date::start_ms)
 }
 
 fn key(limit: Limit, now_ms: i64) -> String {

@@ -528,7 +528,7 @@ pub fn warm_enough(started_at: Option<i64>, health: Option<u32>, at: i64, warmup
 
 /// The expected ready date of own-brand mailboxes ordered at `ordered_at`: set up two business
 /// days later, then `warmup_days` of warm-up.
-pub fn expected_dates(ordered_at: i64, warmup_days: u32) -> (chrono::NaiveDate, chrono::NaiveDate) {
+pub fn expected_dates(ordered_at: i64, warmup_days: u32) -> (calendar::Date, calendar::Date) {
     let setup = calendar::add_business_days(
         calendar::utc_date(ordered_at),
         crate::sending::sandbox::SETUP_BUSINESS_DAYS,
