@@ -80,7 +80,9 @@ pub async fn stripe_webhook(
             let applied = serde_json::to_value(applied).unwrap_or_default();
             json(200, serde_json::json!({ "received": true, "outcome": applied }))
         }
-        Ok(other) => fail(trace, 500, "server_error", format!("{event_id}: unexpected reply {other:?}")),
+        Ok(other) => {
+            fail(trace, 500, "server_error", format!("{event_id}: unexpected reply {}", other.kind()))
+        }
         Err(e) => fail(trace, 500, "server_error", format!("{event_id}: {e}")),
     }
 }

@@ -137,7 +137,7 @@ pub async fn home(req: &HttpRequest, platform: &dyn Platform, trace: &mut Trace)
             .render()
         }
         // The session's own workspace always has this owner (sign-in opens it for them).
-        Ok(other) => unavailable(trace, format!("overview answered {other:?}")),
+        Ok(other) => unavailable(trace, format!("overview answered {}", other.kind())),
         Err(e) => unavailable(trace, format!("overview: {e}")),
     }
 }
@@ -224,7 +224,7 @@ async fn show(req: &HttpRequest, platform: &dyn Platform, id: &str, trace: &mut 
     match platform.workspaces().op(&user.workspace, op).await {
         Ok(OpReply::Approval { approval, .. }) => approval_page(200, &user, &approval, None),
         Ok(OpReply::NotFound) => not_found(trace),
-        Ok(other) => unavailable(trace, format!("get approval answered {other:?}")),
+        Ok(other) => unavailable(trace, format!("get approval answered {}", other.kind())),
         Err(e) => unavailable(trace, format!("get approval: {e}")),
     }
 }
@@ -286,7 +286,7 @@ async fn decide(
             approval_page(409, &user, &approval, Some(unchanged_notice(&approval)))
         }
         Ok(OpReply::NotFound) => not_found(trace),
-        Ok(other) => unavailable(trace, format!("decide answered {other:?}")),
+        Ok(other) => unavailable(trace, format!("decide answered {}", other.kind())),
         Err(e) => unavailable(trace, format!("decide: {e}")),
     }
 }

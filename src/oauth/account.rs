@@ -6,7 +6,7 @@
 use super::grants::{AccountOp, AccountReply, GrantSummary};
 use super::pages::{self, Page};
 use super::session::{self, Session};
-use super::{ACCOUNT_PATH, ACCOUNT_REVOKE_PATH, AccountAddr, redirect};
+use super::{ACCOUNT_PATH, ACCOUNT_REVOKE_PATH, AccountAddr, ObjectError, redirect};
 use crate::config::Config;
 use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
@@ -47,9 +47,7 @@ pub async fn show(req: &HttpRequest, platform: &dyn Platform) -> HttpResponse {
     let grants = match platform.objects().account(AccountAddr::Workspace(session.workspace.clone()), op).await
     {
         Ok(AccountReply::Grants { grants }) => grants,
-        other => {
-            return session::unavailable_page(&super::error::OAuthError::unavailable(format!("{other:?}")));
-        }
+        other => return session::unavailable_page(&super::error::OAuthError::unavailable(answered(other))),
     };
     let apps = if grants.is_empty() {
         "<p class=\"muted\">No app is connected to your VibeSell.</p>".to_owned()
@@ -115,6 +113,14 @@ pub async fn revoke(
             trace.detail = Some(format!("grant {grant_id} revoked: {revoked}"));
             pages::redirect(ACCOUNT_PATH)
         }
-        other => session::unavailable_page(&super::error::OAuthError::unavailable(format!("{other:?}"))),
+        other => session::unavailable_page(&super::error::OAuthError::unavailable(answered(other))),
+    }
+}
+
+/// What an unexpected answer of the account object was, for the log.
+fn answered(answer: Result<AccountReply, ObjectError>) -> String {
+    match answer {
+        Ok(reply) => format!("account object answered {}", reply.kind()),
+        Err(e) => format!("account object: {e}"),
     }
 }

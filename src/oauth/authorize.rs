@@ -311,7 +311,7 @@ pub async fn handle(
             trace.outcome = "ok";
             pages::redirect(&format!("{CONSENT_PATH}?request={handle}")).with("set-cookie", browser.cookie())
         }
-        Ok(other) => back(OAuthError::unavailable(format!("pending put answered {other:?}")), trace),
+        Ok(other) => back(OAuthError::unavailable(format!("pending put answered {}", other.kind())), trace),
         Err(e) => back(
             OAuthError::new(ErrorCode::TemporarilyUnavailable, "Try again in a moment.")
                 .logged(e.to_string()),

@@ -383,7 +383,9 @@ pub async fn store(
     let stored = match objects.state(fallback_object(&client.client_id), op).await {
         Ok(StateReply::Doc { doc: Some(doc) }) => crate::json::decode::<Client>(&doc)
             .map_err(|e| OAuthError::unavailable(format!("stored client: {e}")))?,
-        Ok(other) => return Err(OAuthError::unavailable(format!("client fallback answered {other:?}"))),
+        Ok(other) => {
+            return Err(OAuthError::unavailable(format!("client fallback answered {}", other.kind())));
+        }
         Err(e) => return Err(OAuthError::unavailable(format!("client fallback: {e}"))),
     };
     let doc = serde_json::to_string(&stored).map_err(|e| OAuthError::unavailable(e.to_string()))?;

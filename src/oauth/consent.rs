@@ -326,7 +326,8 @@ async fn grant(
             pages::redirect(&redirect::with_params(&pending.redirect_uri, &params))
         }
         Ok(other) => to_client(
-            OAuthError::new(ErrorCode::ServerError, "Try again.").logged(format!("{other:?}")),
+            OAuthError::new(ErrorCode::ServerError, "Try again.")
+                .logged(format!("code store answered {}", other.kind())),
             trace,
         ),
         Err(e) => to_client(

@@ -234,6 +234,23 @@ pub enum AccountReply {
     Done,
 }
 
+impl AccountReply {
+    /// The variant's name, for the log line of an answer that was not the one expected: never
+    /// the answer itself, which may hold tokens.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AccountReply::GrantCreated { .. } => "grant_created",
+            AccountReply::Issued(_) => "issued",
+            AccountReply::Refused(_) => "refused",
+            AccountReply::Revoked { .. } => "revoked",
+            AccountReply::Grants { .. } => "grants",
+            AccountReply::Session { .. } => "session",
+            AccountReply::SessionCreated { .. } => "session_created",
+            AccountReply::Done => "done",
+        }
+    }
+}
+
 fn refuse(description: &str, reason: &str) -> AccountReply {
     AccountReply::Refused(GrantRefusal {
         code: "invalid_grant".into(),

@@ -352,13 +352,11 @@ pub async fn start(
     match platform.objects().state(object, op).await {
         Ok(StateReply::Doc { doc: Some(_) }) => {}
         other => {
-            return failed(
-                trace,
-                503,
-                "unavailable",
-                "Try again in a moment.",
-                format!("signin state: {other:?}"),
-            );
+            let detail = match other {
+                Ok(reply) => format!("signin state answered {}", reply.kind()),
+                Err(e) => format!("signin state: {e}"),
+            };
+            return failed(trace, 503, "unavailable", "Try again in a moment.", detail);
         }
     }
     if Url::parse(&meta.authorization_endpoint).is_none() {

@@ -76,7 +76,7 @@ async fn revoke(
     };
     match platform.objects().account(at, op).await {
         Ok(AccountReply::Revoked { revoked }) => Ok(revoked),
-        Ok(other) => Err(OAuthError::unavailable(format!("revocation answered {other:?}"))),
+        Ok(other) => Err(OAuthError::unavailable(format!("revocation answered {}", other.kind()))),
         Err(ObjectError::Unroutable) => Ok(false),
         Err(ObjectError::Failed(e)) => Err(OAuthError::unavailable(e)),
     }

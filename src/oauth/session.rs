@@ -222,7 +222,7 @@ async fn start_session(platform: &dyn Platform, subject: &str, display: &str) ->
             &tokens::format(Kind::Session, &route, &secret),
             SESSION_TTL_MS / 1000,
         )),
-        Ok(other) => Err(OAuthError::unavailable(format!("session creation answered {other:?}"))),
+        Ok(other) => Err(OAuthError::unavailable(format!("session creation answered {}", other.kind()))),
         Err(e) => Err(OAuthError::unavailable(format!("session creation: {e}"))),
     }
 }

@@ -124,6 +124,18 @@ pub enum StateReply {
     },
 }
 
+impl StateReply {
+    /// The variant's name, for the log line of an answer that was not the one expected: never
+    /// the answer itself, which may hold a pending authorization or a client's secret hash.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StateReply::Doc { .. } => "doc",
+            StateReply::Allowed => "allowed",
+            StateReply::Limited { .. } => "limited",
+        }
+    }
+}
+
 const SCHEMA: [&str; 2] = [
     "CREATE TABLE IF NOT EXISTS entries (kind TEXT NOT NULL, key TEXT NOT NULL, binding TEXT NOT NULL, doc TEXT NOT NULL, expires_at INTEGER NOT NULL, PRIMARY KEY (kind, key))",
     "CREATE TABLE IF NOT EXISTS buckets (name TEXT PRIMARY KEY, tokens REAL NOT NULL, updated_at INTEGER NOT NULL, full_at INTEGER NOT NULL)",

@@ -152,7 +152,7 @@ async fn token(
             };
             return Err(OAuthError::new(code, refusal.description).logged(refusal.reason));
         }
-        Ok(other) => return Err(OAuthError::unavailable(format!("grant store answered {other:?}"))),
+        Ok(other) => return Err(OAuthError::unavailable(format!("grant store answered {}", other.kind()))),
         Err(ObjectError::Unroutable) => {
             return Err(OAuthError::grant("The grant is invalid.").logged("unroutable token"));
         }

@@ -132,6 +132,23 @@ pub enum OpReply {
     NotFound,
 }
 
+impl OpReply {
+    /// The variant's name, for the log line of an answer that was not the one expected: never
+    /// the answer itself, which may hold the workspace's data.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            OpReply::Approval { .. } => "approval",
+            OpReply::Overview { .. } => "overview",
+            OpReply::Billing { .. } => "billing",
+            OpReply::SandboxPage { .. } => "sandbox_page",
+            OpReply::SandboxPaid { .. } => "sandbox_paid",
+            OpReply::SandboxCanceled { .. } => "sandbox_canceled",
+            OpReply::Unsubscribed { .. } => "unsubscribed",
+            OpReply::NotFound => "not_found",
+        }
+    }
+}
+
 /// Runs one op in the workspace, for a holder that keeps `opened` across ops (see [`Opened`](super::Opened)).
 pub async fn handle_op(svc: &Services<'_>, opened: &super::Opened, op: Op) -> Result<OpReply, StoreError> {
     opened.migrate(svc.db, svc.now_ms)?;
