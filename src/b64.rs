@@ -7,6 +7,21 @@
 
 const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+/// Each byte's value in the alphabet, [`NONE`] for a byte outside it: a lookup per character
+/// (every bearer token is decoded on every request).
+const STANDARD_VALUES: [u8; 256] = values(STANDARD);
+const URL_SAFE_VALUES: [u8; 256] = values(URL_SAFE);
+const NONE: u8 = 0xff;
+
+const fn values(alphabet: &[u8; 64]) -> [u8; 256] {
+    let mut table = [NONE; 256];
+    let mut i = 0;
+    while i < 64 {
+        table[alphabet[i] as usize] = i as u8;
+        i += 1;
+    }
+    table
+}
 
 /// URL-safe, unpadded (RFC 4648 §5; RFC 7515 §2's `BASE64URL`).
 pub fn encode_url(bytes: impl AsRef<[u8]>) -> String {
@@ -20,7 +35,7 @@ pub fn encode_std(bytes: impl AsRef<[u8]>) -> String {
 
 /// Decodes URL-safe, unpadded base64; `None` for anything else.
 pub fn decode_url(text: &str) -> Option<Vec<u8>> {
-    decode(text.as_bytes(), URL_SAFE)
+    decode(text.as_bytes(), &URL_SAFE_VALUES)
 }
 
 /// Decodes standard, padded base64; `None` for anything else.
@@ -31,7 +46,7 @@ pub fn decode_std(text: &str) -> Option<Vec<u8>> {
     }
     // At most two `=`, and only where the length needs them (`decode` refuses a lone `=`).
     let body = text.strip_suffix(b"==").or_else(|| text.strip_suffix(b"=")).unwrap_or(text);
-    decode(body, STANDARD)
+    decode(body, &STANDARD_VALUES)
 }
 
 fn encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
@@ -50,7 +65,7 @@ fn encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
     out
 }
 
-fn decode(text: &[u8], alphabet: &[u8; 64]) -> Option<Vec<u8>> {
+fn decode(text: &[u8], values: &[u8; 256]) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(text.len() / 4 * 3 + 2);
     for chunk in text.chunks(4) {
         // 2, 3 or 4 characters carry 1, 2 or 3 bytes; a lone character carries none.
@@ -60,8 +75,11 @@ fn decode(text: &[u8], alphabet: &[u8; 64]) -> Option<Vec<u8>> {
         }
         let mut n = 0u32;
         for (i, c) in chunk.iter().enumerate() {
-            let value = alphabet.iter().position(|a| a == c)?;
-            n |= (value as u32) << (18 - 6 * i);
+            let value = values[usize::from(*c)];
+            if value == NONE {
+                return None;
+            }
+            n |= u32::from(value) << (18 - 6 * i);
         }
         // The bits below the last byte must be zero (4 with 2 characters, 2 with 3).
         let spare = ((1u32 << (8 - 2 * k)) - 1) << (24 - 6 * k);
