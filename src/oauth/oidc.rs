@@ -140,7 +140,7 @@ async fn fetch_metadata(
     }
     for endpoint in [&meta.authorization_endpoint, &meta.token_endpoint, &meta.jwks_uri] {
         if !secure_url(endpoint, config) {
-            return Err(format!("provider endpoint {endpoint} is not https"));
+            return Err(format!("provider endpoint {endpoint} is not a usable https URL"));
         }
     }
     Ok(meta)
