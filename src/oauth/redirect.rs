@@ -45,7 +45,8 @@ pub fn validate(raw: &str) -> Result<(), String> {
         if before_query.split('/').skip(3).any(crate::uri::is_dot_segment) {
             "Redirect URIs must not contain . or .. path segments."
         } else {
-            "A redirect URI is not an absolute URL."
+            "A redirect URI must be an absolute URL in printable ASCII, without quotes, angle \
+             brackets, braces, pipes, carets or backticks (percent-encode them), naming a host."
         }
         .to_owned()
     })?;
@@ -149,6 +150,11 @@ mod tests {
             ("https://claude.ai/cb\u{0}", "control"),
             ("https://claude.ai\\@evil.com/", "backslash"),
             ("/relative/cb", "absolute"),
+            ("https://claude.ai/cb?x={y}", "percent-encode"),
+            ("https://claude.ai/cb?x='y'", "quotes"),
+            ("https://2130706433/cb", "host"),
+            ("http://127.1/cb", "host"),
+            ("https://claude.ai:99999/cb", "absolute"),
             ("", "bytes"),
         ] {
             let err = validate(bad).unwrap_err();
