@@ -5,7 +5,8 @@
 
 use std::fmt;
 
-const DAY_MS: i64 = 86_400_000;
+/// Milliseconds in a (UTC) day.
+pub const DAY_MS: i64 = 86_400_000;
 
 /// A day of the proleptic Gregorian calendar, as days since 1970-01-01 (negative before). By
 /// hand, with the civil-from-days algorithms of Howard Hinnant's "chrono-Compatible Low-Level

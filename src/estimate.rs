@@ -187,11 +187,6 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
     }
 }
 
-/// A platform time (ms) as a UTC date.
-pub fn date_of(ms: i64) -> Date {
-    Date::of_ms(ms)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,6 +240,6 @@ mod tests {
             &Deliverability::default(),
         );
         assert!(e.beyond_horizon);
-        assert_eq!(date_of(0), date("1970-01-01"));
+        assert_eq!(Date::of_ms(0), date("1970-01-01"));
     }
 }

@@ -359,15 +359,7 @@ pub async fn start(
             return failed(trace, 503, "unavailable", "Try again in a moment.", detail);
         }
     }
-    if Url::parse(&meta.authorization_endpoint).is_none() {
-        return failed(
-            trace,
-            503,
-            "provider_unavailable",
-            "The provider is misconfigured.",
-            "bad authorization_endpoint".into(),
-        );
-    }
+    // `discover` has read the endpoint as an https URL (`secure_url`).
     let to = crate::uri::with_query(
         &meta.authorization_endpoint,
         &[

@@ -11,7 +11,7 @@
 
 pub use crate::dates::Date;
 
-const DAY_MS: i64 = 86_400_000;
+use crate::dates::DAY_MS;
 const HOUR_MS: i64 = 3_600_000;
 /// [`Date::weekday`] of a Sunday.
 const SUNDAY: u32 = 6;

@@ -164,7 +164,7 @@ impl Tool for EstimateCampaignPlan {
             None => (d.mailboxes_per_domain, Basis::Defaults),
         };
         let waits: Vec<u32> = seq.steps.iter().skip(1).map(|s| s.wait_days).collect();
-        let start = estimate::date_of(cx.now_ms).succ();
+        let start = crate::dates::Date::of_ms(cx.now_ms).succ();
         let daily = u64::from(mailboxes) * u64::from(per_mailbox);
         let e = estimate::estimate(&Input { leads, waits: waits.clone(), daily_capacity: daily, start }, &d);
         let steps = seq.steps.len() as u32;
