@@ -18,28 +18,42 @@ const ROUNDS = Number(roundsArg);
 const SECONDS = Number(process.env.BENCH_DURATION ?? 4);
 
 const builds = { A: resolve(a), B: resolve(b) };
-const workers = {};
-for (const [label, build] of Object.entries(builds)) {
-  workers[label] = await startWorker("ours", { build });
-  if (workers[label].pid) pin(workers[label].pid, 1);
-}
+// Unmeasured load on each fresh Worker before its measured runs: V8 moves a wasm function to its
+// optimising tier only after it has run a while (dynamic tiering), and a run on a fresh isolate
+// cost up to a quarter more CPU than the next ones.
+const WARM = Number(process.env.BENCH_AB_WARMUP ?? 4);
+const chosen = scenarios(tokens()).filter((s) => only.split(",").includes(s.id));
+// The refresh grant needs a client registered on the Worker it runs against: its scenario is
+// made again for each run (bench/oauth.mjs makes its grants on the last Worker it was made for).
+if (only.split(",").includes("refresh")) chosen.push({ id: "refresh", perWorker: true });
+
+// Both builds are started afresh for every round, in alternating order, and driven in
+// alternating order. With the two workerd processes started once, the one started second ran
+// faster in four of five A/Bs of a build against itself (up to 0.84× the CPU), whichever build
+// it ran; restarting per round spreads that over both.
+const runs = {};
+let workers = {};
 try {
-  const chosen = scenarios(tokens()).filter((s) => only.split(",").includes(s.id));
-  // The refresh grant needs a client registered on the Worker it runs against: its scenario is
-  // made again for each run (bench/oauth.mjs makes its grants on the last Worker it was made for).
-  if (only.split(",").includes("refresh")) chosen.push({ id: "refresh", perWorker: true });
-  const scenarioFor = async (s, label) => (s.perWorker ? refreshScenario(workers[label].url, 16, () => {}) : s);
-  for (const s of chosen) {
-    if (s.perWorker) continue;
-    for (const label of ["A", "B"]) {
-      const r = await sendOnce(workers[label].url, s);
-      if (!s.expect(r.status, r.json, r.headers)) throw new Error(`${label} answers ${s.id} wrongly: ${r.status}`);
-    }
-  }
-  const runs = {};
   for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 ? ["B", "A"] : ["A", "B"];
+    workers = {};
+    for (const label of order) {
+      workers[label] = await startWorker("ours", { build: builds[label] });
+      if (workers[label].pid) pin(workers[label].pid, 1);
+    }
+    const scenarioFor = async (s, label) => (s.perWorker ? refreshScenario(workers[label].url, 16, () => {}) : s);
     for (const s of chosen) {
-      for (const label of round % 2 ? ["B", "A"] : ["A", "B"]) {
+      if (s.perWorker) continue;
+      for (const label of order) {
+        const r = await sendOnce(workers[label].url, s);
+        if (!s.expect(r.status, r.json, r.headers)) throw new Error(`${label} answers ${s.id} wrongly: ${r.status}`);
+        if (WARM > 0) {
+          await measure(workers[label], s, { path: s.path, seconds: WARM, warmup: 0, connections: 16, loadCpu: 0, expectStatus: s.expectStatus, reseedAs: "ours" });
+        }
+      }
+    }
+    for (const s of chosen) {
+      for (const label of order) {
         const scenario = await scenarioFor(s, label);
         const r = await measure(workers[label], scenario, {
           path: scenario.path,
@@ -54,6 +68,8 @@ try {
         process.stderr.write(`round ${round + 1} ${s.id.padEnd(14)} ${label} ${r.rps.toFixed(0).padStart(6)} req/s ${r.cpu_us.toFixed(0).padStart(5)} µs/req${r.errors ? ` ${r.errors} ERRORS` : ""}\n`);
       }
     }
+    for (const w of Object.values(workers)) await w.stop();
+    workers = {};
   }
   console.log(`A = ${builds.A}\nB = ${builds.B}\n`);
   console.log("| scenario | A req/s | B req/s | B ÷ A | A CPU µs/req | B CPU µs/req | B ÷ A |");

@@ -54,6 +54,46 @@ fn initialize_answers_json_without_a_session() {
     assert_eq!(json["result"]["serverInfo"]["name"], "vibesell");
 }
 
+/// The answers to POST on the MCP endpoint carry only what they need (`is_mcp_answer`): every
+/// other response keeps `nosniff`, and the OAuth and page responses keep their `no-store`.
+#[test]
+fn mcp_answers_carry_no_inert_headers() {
+    let platform = TestPlatform::new();
+    let tools_list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let bad_call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#;
+    let answers = [
+        post_with(&platform, INIT, &[]).0,
+        post_with(&platform, tools_list, &[("accept-encoding", "gzip")]).0,
+        post_with(&platform, bad_call, &[]).0,
+        post_with(&platform, "{", &[]).0,
+        post_with(&platform, INIT, &[("authorization", "")]).0,
+        post_with(&platform, INIT, &[("content-type", "text/plain")]).0,
+    ];
+    for r in &answers {
+        assert!(r.header("x-request-id").is_some_and(|id| !id.is_empty()), "{}", r.status);
+        assert_eq!(r.header("x-content-type-options"), None, "{}", r.status);
+        assert_eq!(r.header("cache-control"), None, "{}", r.status);
+        assert!(r.header("content-type").is_some(), "{}", r.status);
+    }
+    assert_eq!(answers.iter().map(|r| r.status).collect::<Vec<_>>(), [200, 200, 200, 400, 401, 415]);
+    // An event stream keeps its conventional `no-cache`.
+    let (r, _) = post_with(&platform, INIT, &[("accept", "text/event-stream")]);
+    assert_eq!(r.header("cache-control"), Some("no-cache, no-store"));
+    // Not a POST to the MCP endpoint: nosniff as before.
+    let (r, _) = platform.send(&request("GET", &[("accept", "text/event-stream")], ""));
+    assert_eq!((r.status, r.header("x-content-type-options")), (405, Some("nosniff")));
+    let mut health = request("GET", &[], "");
+    health.path = "/health".into();
+    assert_eq!(platform.send(&health).0.header("x-content-type-options"), Some("nosniff"));
+    let mut token = request("POST", &[("content-type", "application/x-www-form-urlencoded")], "grant_type=x");
+    token.path = crate::oauth::TOKEN_PATH.into();
+    let (r, _) = platform.send(&token);
+    assert_eq!(
+        (r.header("cache-control"), r.header("x-content-type-options")),
+        (Some("no-store"), Some("nosniff"))
+    );
+}
+
 #[test]
 fn sse_only_clients_get_one_sse_event() {
     let (r, _) = post_with(&TestPlatform::new(), INIT, &[("accept", "text/event-stream")]);
