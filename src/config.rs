@@ -70,6 +70,9 @@ pub struct SupportWebhook {
 pub struct Config {
     /// The public origin (scheme, host, port; no trailing slash), e.g. `https://api.vibesell.it`.
     pub public_url: String,
+    /// Whether `public_url` is a loopback address: read on every MCP request (the `Host` check),
+    /// so decided once here.
+    local: bool,
     /// Sandbox or live providers.
     pub provider_mode: ProviderMode,
     /// Browser origins allowed to call the MCP endpoint, besides `public_url` itself.
@@ -363,6 +366,7 @@ impl Config {
         let sending = crate::sending::SendingConfig::from_lookup(&lookup)?;
         Ok(Config {
             public_url,
+            local: loopback,
             provider_mode,
             allowed_origins,
             app_origins,
@@ -403,7 +407,7 @@ impl Config {
 
     /// Whether this deployment runs on a developer's machine.
     pub fn is_local(&self) -> bool {
-        is_loopback_origin(&self.public_url)
+        self.local
     }
 
     /// The key that signs new tokens.

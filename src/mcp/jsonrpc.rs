@@ -141,7 +141,7 @@ pub fn result_raw(id: &Id, result: &str) -> String {
 
 /// A success response up to its result: `{"jsonrpc":"2.0","id":…,"result":`.
 pub fn result_head(id: &Id) -> String {
-    format!(r#"{{"jsonrpc":"2.0","id":{},"result":"#, id.to_json())
+    [r#"{"jsonrpc":"2.0","id":"#, &id.to_json(), r#","result":"#].concat()
 }
 
 /// What closes a success response after its result.
