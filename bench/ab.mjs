@@ -1,7 +1,10 @@
 // An A/B of two builds of ours: `node bench/ab.mjs <build dir A> <build dir B> [scenarios]
 // [rounds]` (scenarios comma-separated, any of bench/lib.mjs's or `refresh`; default
-// initialize,tools_list,challenge_401; rounds default 5). Both run at once, each in its own workerd pinned to core 1, and are driven in
-// alternation, A then B then B then A..., so that drift in the machine's load lands on both.
+// initialize,tools_list,challenge_401; rounds default 5). Each round starts both builds afresh,
+// each in its own workerd pinned to core 1 (A first, then B first in the next round), warms each
+// for BENCH_AB_WARMUP seconds (default 4) unmeasured, then drives them in the same alternating
+// order, so that drift in the machine's load, and whatever favours the process started second,
+// lands on both.
 // Prints, per scenario, each build's median req/s and CPU µs per request and B ÷ A. This is
 // how a change is judged before it is kept (bench/README.md): make the build before it with
 // `bin/build` and copy `build/` aside, then build the change.
