@@ -328,8 +328,7 @@ async fn post_mcp(
         McpReply::Accepted => HttpResponse::empty(202),
         McpReply::Shared(answer) => shared_response(req, platform, &answer),
         // No `cache-control` on a JSON answer (`is_mcp_answer`); an event stream keeps the
-        // `no-cache` that streams conventionally carry, which some proxies look for before they
-        // pass a stream on unbuffered.
+        // `no-cache` that event streams conventionally carry.
         McpReply::Body { status, json, sse: false } => HttpResponse::json(status, json),
         McpReply::Body { status, json, sse: true } => {
             HttpResponse::new(status, "text/event-stream", mcp::sse_body(&json))
