@@ -266,8 +266,8 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
 /// Whether `req` is a POST to the MCP endpoint, whose answers go without
 /// `x-content-type-options: nosniff` and, when JSON, without `cache-control: no-store`. Both are
 /// inert there, and each header a response carries is work for the runtime on every request
-/// (dropping these two took about a tenth of the CPU of `initialize`: bench/README.md, "Fewer
-/// headers on the MCP answers"):
+/// (dropping these two took 7% of the CPU of `initialize` and 10% of `tools/list`'s:
+/// bench/README.md, "Fewer headers on the MCP answers"):
 /// - A response to POST is not stored by caches unless it carries explicit freshness and a
 ///   `Content-Location` (RFC 9110 §9.3.3), which these never do.
 /// - `nosniff` keeps a browser from reading a response as a script or stylesheet (loaded by GET)
