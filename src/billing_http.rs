@@ -5,6 +5,7 @@
 //! through `Platform::workspaces()`.
 
 use crate::config::{Config, ProviderMode};
+use crate::dates::utc_minute;
 use crate::form;
 use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform, error_response};
@@ -12,7 +13,6 @@ use crate::mcp::Trace;
 use crate::plans::Money;
 use crate::providers::sandbox_billing::{CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, PageSession, Paid};
 use crate::providers::stripe;
-use crate::workspace::approvals::when;
 use crate::workspace::billing::describe_limits;
 use crate::workspace::{Op, OpReply};
 
@@ -295,7 +295,7 @@ fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Op
                 group4(CARD_OK),
                 group4(CARD_DECLINES_LATER),
                 group4(CARD_DECLINED),
-                when(s.expires_at)
+                utc_minute(s.expires_at)
             ));
         }
     }
@@ -326,7 +326,7 @@ fn portal_page(
     match &s.subscription {
         Some(sub) if sub.status == "active" => {
             if let Some(end) = sub.period_end {
-                body.push_str(&format!("<p class=\"muted\">Renews on {}.</p>", when(end)));
+                body.push_str(&format!("<p class=\"muted\">Renews on {}.</p>", utc_minute(end)));
             }
             body.push_str(
                 "<form method=\"post\"><button class=\"danger\" type=\"submit\">Cancel the subscription now</button></form>",
@@ -340,7 +340,7 @@ fn portal_page(
         for i in invoices {
             body.push_str(&format!(
                 "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                when(i.created_at),
+                utc_minute(i.created_at),
                 escape(&i.description),
                 Money::new(i.amount, &i.currency).display()
             ));

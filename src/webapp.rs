@@ -34,7 +34,7 @@ use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::oauth::pages;
 use crate::oauth::session::{self, Session};
-use crate::workspace::approvals::{Approval, ApprovalResult, Decision, Status, when};
+use crate::workspace::approvals::{Approval, ApprovalResult, Decision, Status};
 use crate::workspace::{Op, OpReply};
 
 /// The workspace page.
@@ -176,7 +176,7 @@ fn home_fallback(workspace: &Value, approvals: &Value) -> String {
             let state = if a.get("result").is_some_and(|r| !r.is_null()) {
                 "approved, being carried out".to_owned()
             } else {
-                format!("expires {}", when(a["expiresAt"].as_i64().unwrap_or_default()))
+                format!("expires {}", crate::dates::utc_minute(a["expiresAt"].as_i64().unwrap_or_default()))
             };
             out.push_str(&format!(
                 "<li><a href=\"{APPROVAL_PREFIX}{id}\">{}</a> <span class=\"small muted\">{}</span></li>",
@@ -382,7 +382,7 @@ fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
              <p class=\"small muted\">Expires {}.</p>",
             escape(&form.action),
             escape(&form.csrf),
-            escape(&when(a.expires_at))
+            escape(&crate::dates::utc_minute(a.expires_at))
         ));
     }
     out.push_str("</div>");

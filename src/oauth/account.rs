@@ -8,13 +8,10 @@ use super::pages::{self, Page};
 use super::session::{self, Session};
 use super::{ACCOUNT_PATH, ACCOUNT_REVOKE_PATH, AccountAddr, ObjectError, redirect};
 use crate::config::Config;
+use crate::dates::utc_minute;
 use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
-
-fn date(ms: i64) -> String {
-    crate::dates::utc_minute(ms)
-}
 
 fn revoke_purpose(grant_id: &str) -> String {
     format!("account-revoke|{grant_id}")
@@ -30,8 +27,8 @@ fn app_row(session: &Session, g: &GrantSummary) -> String {
         gid = escape(&g.grant_id),
         name = escape(&g.client_name),
         host = escape(&redirect::display_host(&g.redirect_uri)),
-        created = date(g.created_at),
-        used = date(g.last_used_at),
+        created = utc_minute(g.created_at),
+        used = utc_minute(g.last_used_at),
         csrf = escape(&session.csrf(&revoke_purpose(&g.grant_id))),
     )
 }

@@ -56,7 +56,7 @@ impl Tool for ListPendingApprovals {
                     "- {} — `{}`, {state}, expires {} (id `{}`)\n",
                     a.summary,
                     a.action,
-                    approvals::when(a.expires_at),
+                    crate::dates::utc_minute(a.expires_at),
                     a.id
                 ));
             }

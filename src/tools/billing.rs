@@ -11,7 +11,7 @@ use super::workspace::NoArguments;
 use crate::plans::{Limits, Money, Plan, group_thousands};
 use crate::providers::ProviderError;
 use crate::providers::billing::{self as provider, CheckoutRequest, PortalRequest};
-use crate::workspace::approvals::{self, ApprovalResult, when};
+use crate::workspace::approvals::{self, ApprovalResult};
 use crate::workspace::billing::{self, UpgradeArgs, UpgradePlan};
 use crate::workspace::limits::{self, Usage};
 
@@ -184,7 +184,7 @@ impl Tool for GetPlansAndBilling {
         let mut text = format!("**Plan: {}** ({}/month, {})", c.name, c.price.display(), c.status);
         if let Some(at) = c.renews_at {
             let verb = if c.cancel_at_period_end { "ends" } else { "renews" };
-            text.push_str(&format!(", {verb} {}", when(at)));
+            text.push_str(&format!(", {verb} {}", crate::dates::utc_minute(at)));
         }
         let u = &view.usage;
         let count = |n: i64| group_thousands(n.max(0).unsigned_abs());
@@ -339,7 +339,7 @@ impl Tool for StartCheckout {
             session.url
         );
         if let Some(at) = session.expires_at {
-            text.push_str(&format!(" The page expires at {}.", when(at)));
+            text.push_str(&format!(" The page expires at {}.", crate::dates::utc_minute(at)));
         }
         if simulated {
             text.push_str(

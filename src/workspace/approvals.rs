@@ -463,11 +463,6 @@ pub fn decides_here(cx: &ToolCx<'_>) -> bool {
     Access::App.allows(cx.principal)
 }
 
-/// A date for people, in UTC.
-pub fn when(ms: i64) -> String {
-    crate::dates::utc_minute(ms)
-}
-
 /// The Markdown text for the model about an approval, the same for every approval tool.
 /// `fresh`: it was just created (rather than found already open).
 pub fn text(a: &Approval, fresh: bool) -> String {
@@ -508,7 +503,7 @@ pub fn text(a: &Approval, fresh: bool) -> String {
             t.push_str(&format!(
                 " It expires at {}. Only the user decides: do not approve it for them or press them; \
                  wait for their decision, then check it with list_pending_approvals.",
-                when(a.expires_at)
+                crate::dates::utc_minute(a.expires_at)
             ));
         }
         Status::Done => {

@@ -319,7 +319,7 @@ impl Action for UpgradePlan {
             Some(end) => format!(
                 "Charges the card on file about {} now for the rest of the current billing period (until {}), then {}/month instead of {}/month.",
                 charge.display(),
-                super::approvals::when(end),
+                crate::dates::utc_minute(end),
                 new_price.display(),
                 old_price.display()
             ),
@@ -399,7 +399,7 @@ impl Action for UpgradePlan {
         if let Some(end) = new.period_end {
             result.push_str(&format!(
                 " Renews on {} at {}/month.",
-                super::approvals::when(end),
+                crate::dates::utc_minute(end),
                 cx.config.plans.price(target).display()
             ));
         }

@@ -124,7 +124,7 @@ pub fn check(
     let (used_text, when) = if limit.is_monthly() {
         (
             format!("{} used this month", group_thousands(used.max(0).unsigned_abs())),
-            format!(" until {}", super::approvals::when(next_period_start(now_ms))),
+            format!(" until {}", crate::dates::utc_minute(next_period_start(now_ms))),
         )
     } else {
         (format!("{} in use", group_thousands(used.max(0).unsigned_abs())), String::new())

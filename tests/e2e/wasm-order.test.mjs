@@ -32,17 +32,16 @@ const FUNCTIONS = [
 const EXPECTED = { f0: 1, f1: 5, f2: 15, f3: 22 };
 
 function module({ names: withNames = true, functions = FUNCTIONS } = {}) {
-  const FUNCTIONS_ = functions;
-  const bodies = FUNCTIONS_.map((f) => {
+  const bodies = functions.map((f) => {
     const body = Buffer.from([0, ...f.code, END]);
     return Buffer.concat([u32(body.length), body]);
   });
-  const names = vector(FUNCTIONS_.map((f, i) => Buffer.concat([u32(i), name(f.name)])));
+  const names = vector(functions.map((f, i) => Buffer.concat([u32(i), name(f.name)])));
   return Buffer.concat([
     Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
     section(1, vector([Buffer.from([0x60, 0x00, 0x01, 0x7f])])),
-    section(3, vector(FUNCTIONS_.map(() => u32(0)))),
-    section(7, vector(FUNCTIONS_.map((_, i) => Buffer.concat([name(`f${i}`), Buffer.from([0x00]), u32(i)])))),
+    section(3, vector(functions.map(() => u32(0)))),
+    section(7, vector(functions.map((_, i) => Buffer.concat([name(`f${i}`), Buffer.from([0x00]), u32(i)])))),
     section(10, vector(bodies)),
     withNames ? section(0, name("name"), Buffer.from([1]), u32(names.length), names) : Buffer.alloc(0),
   ]);
