@@ -305,9 +305,21 @@ export function start_env() {
   return env;
 }
 export function respond(status, head, body) {
+  const parts = head.split("\n");
+  // The MCP endpoint's answers, as JSON (`initialize`) and gzip-compressed (`tools/list`), get
+  // their headers as object literals of a fixed shape, which the runtime reads faster than a
+  // dictionary (bench/README.md, "The MCP answer's headers as a literal").
+  if (parts[0] === "content-type") {
+    if (parts.length === 5 && parts[2] === "x-request-id") {
+      return answer(body, { status, headers: { "content-type": parts[1], "x-request-id": parts[3] } });
+    }
+    if (parts.length === 7 && parts[2] === "content-encoding" && parts[4] === "x-request-id") {
+      const headers = { "content-type": parts[1], "content-encoding": parts[3], "x-request-id": parts[5] };
+      return answer(body, { status, headers, encodeBody: "manual" });
+    }
+  }
   // A plain object, as most Workers pass their headers, unless a name repeats (`set-cookie`).
   let headers = Object.create(null);
-  const parts = head.split("\n");
   for (let i = 0; i + 1 < parts.length; i += 2) {
     if (headers[parts[i]] !== undefined) {
       headers = new Headers();
@@ -319,7 +331,9 @@ export function respond(status, head, body) {
   // A body we encoded ourselves (`content-encoding`) goes out as it is; by default the runtime
   // would compress it again.
   const encoded = headers instanceof Headers ? headers.has("content-encoding") : headers["content-encoding"] !== undefined;
-  const init = encoded ? { status, headers, encodeBody: "manual" } : { status, headers };
+  return answer(body, encoded ? { status, headers, encodeBody: "manual" } : { status, headers });
+}
+function answer(body, init) {
   try {
     return new Response(body.length === 0 ? null : body.slice(), init);
   } catch {
@@ -327,7 +341,7 @@ export function respond(status, head, body) {
     // That happens at global scope, which refuses a body (a stream), to the start rehearsal's
     // answer, which is dropped; a request's own answers (fixed statuses, a body of bytes) are not
     // refused.
-    return new Response(null, { status, headers });
+    return new Response(null, init);
   }
 }
 export function settle(answer) {
