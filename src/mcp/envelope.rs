@@ -38,29 +38,78 @@ pub enum Params<'a> {
     Text(&'a str),
 }
 
+/// A member of a request's params, as far as the dispatcher looks at one.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Member<'a> {
+    /// Not there.
+    Absent,
+    /// `null`.
+    Null,
+    /// A string.
+    Str(&'a str),
+    /// An object.
+    Object,
+    /// Anything else.
+    Other,
+}
+
+impl<'a> Member<'a> {
+    /// The string, if it is one.
+    pub fn as_str(self) -> Option<&'a str> {
+        match self {
+            Member::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// Whether it is there and not `null`.
+    pub fn is_present(self) -> bool {
+        !matches!(self, Member::Absent | Member::Null)
+    }
+
+    fn of_value(value: Option<&'a Value>) -> Self {
+        match value {
+            None => Member::Absent,
+            Some(Value::Null) => Member::Null,
+            Some(Value::String(s)) => Member::Str(s),
+            Some(Value::Object(_)) => Member::Object,
+            Some(_) => Member::Other,
+        }
+    }
+
+    /// A member's value as `read` has checked it: strings hold no escapes.
+    fn of_text(raw: &'a str) -> Self {
+        match raw.as_bytes().first() {
+            Some(b'"') => Member::Str(&raw[1..raw.len() - 1]),
+            Some(b'{') => Member::Object,
+            Some(b'n') => Member::Null,
+            _ => Member::Other,
+        }
+    }
+}
+
 impl Params<'_> {
-    /// The member `key` as a string (the last one of that name, as serde_json's map keeps).
-    pub fn str(&self, key: &str) -> Option<&str> {
+    /// The members named `keys`, in one pass (the last of a repeated name, as serde_json's map
+    /// keeps it).
+    pub fn members<const N: usize>(&self, keys: [&str; N]) -> [Member<'_>; N] {
+        let mut found = [Member::Absent; N];
         match self {
-            Params::Parsed(map) => map.get(key).and_then(Value::as_str),
-            Params::Text(text) => member(text, key).and_then(|raw| raw.strip_prefix('"')?.strip_suffix('"')),
+            Params::Parsed(map) => {
+                for (slot, key) in found.iter_mut().zip(keys) {
+                    *slot = Member::of_value(map.get(key));
+                }
+            }
+            Params::Text(text) => {
+                // Checked by `read`, so the scan runs to the end.
+                Scan { text, at: 0 }.object(0, |name, raw| {
+                    if let Some(i) = keys.iter().position(|k| *k == name) {
+                        found[i] = Member::of_text(raw);
+                    }
+                    Some(())
+                });
+            }
         }
-    }
-
-    /// Whether the member `key` is an object.
-    pub fn is_object(&self, key: &str) -> bool {
-        match self {
-            Params::Parsed(map) => map.get(key).is_some_and(Value::is_object),
-            Params::Text(text) => member(text, key).is_some_and(|raw| raw.starts_with('{')),
-        }
-    }
-
-    /// Whether the member `key` is there and not `null`.
-    pub fn has(&self, key: &str) -> bool {
-        match self {
-            Params::Parsed(map) => map.get(key).is_some_and(|v| !v.is_null()),
-            Params::Text(text) => member(text, key).is_some_and(|raw| raw != "null"),
-        }
+        found
     }
 
     /// The params as a map (parsed now for [`Params::Text`]).
@@ -116,18 +165,6 @@ fn id_of(raw: &str) -> Option<Id> {
         return Some(jsonrpc::Id::string(text));
     }
     raw.parse::<u64>().ok().map(jsonrpc::Id::integer)
-}
-
-/// The raw value of the last member named `key` of an object `read` has checked.
-fn member<'a>(object: &'a str, key: &str) -> Option<&'a str> {
-    let mut found = None;
-    Scan { text: object, at: 0 }.object(0, |k, raw| {
-        if k == key {
-            found = Some(raw);
-        }
-        Some(())
-    })?;
-    found
 }
 
 /// Nesting deeper than this goes the long way (serde_json's own limit is 128).
@@ -269,12 +306,8 @@ mod tests {
         let shown = String::from_utf8_lossy(body);
         assert_eq!(quick.id.to_json(), id, "{shown}");
         assert_eq!(quick.method, method, "{shown}");
-        let parsed = Params::Parsed(map.clone());
-        for key in ["protocolVersion", "capabilities", "clientInfo", "cursor", "uri", "name", "k"] {
-            assert_eq!(quick.params.str(key), parsed.str(key), "{key} in {shown}");
-            assert_eq!(quick.params.is_object(key), parsed.is_object(key), "{key} in {shown}");
-            assert_eq!(quick.params.has(key), parsed.has(key), "{key} in {shown}");
-        }
+        let keys = ["protocolVersion", "capabilities", "clientInfo", "cursor", "uri", "name", "k"];
+        assert_eq!(quick.params.members(keys), Params::Parsed(map.clone()).members(keys), "{shown}");
         assert_eq!(quick.params.into_map(), map, "{shown}");
         true
     }

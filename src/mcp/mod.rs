@@ -14,7 +14,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use self::envelope::Params;
+use self::envelope::{Member, Params};
 use self::jsonrpc::{Id, Incoming, RpcError};
 use self::version::Version;
 use crate::auth::Principal;
@@ -250,15 +250,11 @@ fn choose_format(accept: Option<&str>) -> Option<bool> {
         if refused {
             continue;
         }
-        match media.to_ascii_lowercase().as_str() {
-            "application/json" | "application/*" => json = true,
-            "text/event-stream" | "text/*" => sse = true,
-            "*/*" => {
-                json = true;
-                sse = true;
-            }
-            _ => {}
-        }
+        // Media types are case-insensitive (RFC 9110 §8.3.1); compared without a lower-case copy.
+        let is = |name: &str| media.eq_ignore_ascii_case(name);
+        let any = is("*/*");
+        json |= any || is("application/json") || is("application/*");
+        sse |= any || is("text/event-stream") || is("text/*");
     }
     if json {
         Some(false)
@@ -361,11 +357,13 @@ impl Dispatch<'_> {
         let version = self.version;
         match method {
             "initialize" => {
-                let Some(requested) = params.str("protocolVersion") else {
+                let [requested, capabilities, client] =
+                    params.members(["protocolVersion", "capabilities", "clientInfo"]);
+                let Some(requested) = requested.as_str() else {
                     return invalid_params("protocolVersion (a string) is required");
                 };
-                for field in ["capabilities", "clientInfo"] {
-                    if !params.is_object(field) {
+                for (field, member) in [("capabilities", capabilities), ("clientInfo", client)] {
+                    if member != Member::Object {
                         return invalid_params(format!("{field} (an object) is required"));
                     }
                 }
@@ -374,21 +372,21 @@ impl Dispatch<'_> {
             }
             "ping" => Answer::Result("{}".into()),
             "tools/list" => {
-                if params.has("cursor") {
+                if params.members(["cursor"])[0].is_present() {
                     return invalid_params("unknown cursor: tools/list has a single page");
                 }
                 Answer::Shared(tools::list_json(self.principal, version))
             }
             "tools/call" => self.call_tool(params.into_map(), trace).await,
             "resources/list" => {
-                if params.has("cursor") {
+                if params.members(["cursor"])[0].is_present() {
                     return invalid_params("unknown cursor: resources/list has a single page");
                 }
                 Answer::Result(server::resources_list(version).to_string())
             }
             "resources/templates/list" => Answer::Result(server::resource_templates_list().to_string()),
             "resources/read" => {
-                let Some(uri) = params.str("uri") else {
+                let Some(uri) = params.members(["uri"])[0].as_str() else {
                     return invalid_params("uri (a string) is required");
                 };
                 if uri == crate::card::resource_uri() {
