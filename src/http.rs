@@ -98,11 +98,11 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// A response with a body and content type.
     pub fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
-        HttpResponse {
-            status,
-            headers: vec![("content-type".into(), content_type.into())],
-            body: body.into(),
-        }
+        // Room for what the router adds to nearly every answer (`x-request-id`, and CORS or
+        // `nosniff`) without growing the vector.
+        let mut headers = Vec::with_capacity(4);
+        headers.push(("content-type".into(), content_type.into()));
+        HttpResponse { status, headers, body: body.into() }
     }
 
     /// A JSON response.

@@ -524,7 +524,7 @@ fn into_request(head: &str, body: wasm_bindgen::JsValue) -> HttpRequest {
 /// The `name\nvalue\n` pairs of a head written in JavaScript (the entry module's `readHead`, the
 /// outbound `send`), names lower-case.
 fn header_pairs<'a>(mut lines: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
-    let mut headers = Vec::new();
+    let mut headers = Vec::with_capacity(http::REQUEST_HEADERS.len());
     while let (Some(name), Some(value)) = (lines.next(), lines.next()) {
         headers.push((name.to_ascii_lowercase(), value.to_owned()));
     }
