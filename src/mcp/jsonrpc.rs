@@ -55,16 +55,6 @@ impl RpcError {
 pub struct Id(Value);
 
 impl Id {
-    /// A string id.
-    pub fn string(id: &str) -> Id {
-        Id(Value::String(id.to_owned()))
-    }
-
-    /// An integer id.
-    pub fn integer(id: u64) -> Id {
-        Id(Value::from(id))
-    }
-
     /// The id as JSON.
     pub fn to_json(&self) -> String {
         self.0.to_string()

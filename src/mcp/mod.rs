@@ -5,7 +5,6 @@
 //! This module knows a [`Principal`], never OAuth. Tool calls go to a [`ToolBackend`] (the
 //! workspace's Durable Object on Workers, an in-process workspace in native tests).
 
-pub mod envelope;
 pub mod jsonrpc;
 pub mod server;
 pub mod version;
@@ -14,8 +13,7 @@ use std::rc::Rc;
 
 use serde_json::{Map, Value};
 
-use self::envelope::{Member, Params};
-use self::jsonrpc::{Id, Incoming, RpcError};
+use self::jsonrpc::{Incoming, RpcError};
 use self::version::Version;
 use crate::auth::Principal;
 use crate::tools::{self, ToolAnswer, ToolOutcome, registry::LocalBoxFuture};
@@ -120,24 +118,16 @@ pub async fn handle(
     if req.body.len() > MAX_BODY_BYTES {
         return transport_error(trace, 413, "Payload Too Large: the body exceeds 1 MiB");
     }
-    // Nearly every request is read from the body's bytes (`envelope`); the rest, and every
-    // malformed one, through serde_json and `classify`. serde_json stops at 128 levels of
-    // nesting, so hostile depth is a parse error, not a crash.
-    let message = match envelope::read(req.body) {
-        Some(quick) => Message::Quick(quick),
-        None => match crate::json::parse(req.body) {
-            Ok(v) => Message::Parsed(v),
-            Err(_) => {
-                trace.outcome = "rpc_error";
-                let error = RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not valid JSON");
-                return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
-            }
-        },
+    // serde_json stops at 128 levels of nesting, so hostile depth is a parse error, not a crash.
+    let parsed: Value = match crate::json::parse(req.body) {
+        Ok(v) => v,
+        Err(_) => {
+            trace.outcome = "rpc_error";
+            let error = RpcError::new(jsonrpc::PARSE_ERROR, "Parse error: the body is not valid JSON");
+            return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
+        }
     };
-    let is_initialize = match &message {
-        Message::Quick(quick) => quick.method == "initialize",
-        Message::Parsed(parsed) => parsed.get("method").and_then(Value::as_str) == Some("initialize"),
-    };
+    let is_initialize = parsed.get("method").and_then(Value::as_str) == Some("initialize");
     // Transports §protocol-version-header: an unsupported header is a 400; a missing one means
     // 2025-03-26. `initialize` carries its version in the body instead (MCP-CONFORMANCE T-33).
     let version = match req.protocol_version {
@@ -151,30 +141,42 @@ pub async fn handle(
         None => Version::DEFAULT_WITHOUT_HEADER,
     };
     let cx = Dispatch { principal, backend, request_id, version };
-    match message {
-        Message::Quick(quick) => cx.answer(quick.id, quick.method, quick.params, sse, trace).await,
-        Message::Parsed(Value::Array(items)) => handle_batch(&cx, items, sse, trace).await,
-        Message::Parsed(single) => match jsonrpc::classify(single) {
-            Ok(Incoming::NoReply { method }) => {
-                trace.rpc_method = method;
-                trace.outcome = "accepted";
-                McpReply::Accepted
-            }
-            Ok(Incoming::Request { id, method, params }) => {
-                cx.answer(id, &method, Params::Parsed(params), sse, trace).await
-            }
-            Err((id, error)) => {
-                trace.outcome = "rpc_error";
-                McpReply::Body { status: 400, json: jsonrpc::error_json(id.as_ref(), &error), sse }
-            }
-        },
+    match parsed {
+        Value::Array(items) => handle_batch(&cx, items, sse, trace).await,
+        single => {
+            let (status, answer) = match jsonrpc::classify(single) {
+                Ok(Incoming::NoReply { method }) => {
+                    trace.rpc_method = method;
+                    trace.outcome = "accepted";
+                    return McpReply::Accepted;
+                }
+                Ok(Incoming::Request { id, method, params }) => {
+                    trace.rpc_method = Some(method.clone());
+                    match cx.request(&method, params, trace).await {
+                        Answer::Result(result) => (200, jsonrpc::result_raw(&id, &result)),
+                        Answer::Shared(result) if !sse => {
+                            return McpReply::Shared(SharedAnswer {
+                                head: jsonrpc::result_head(&id),
+                                result,
+                            });
+                        }
+                        Answer::Shared(result) => (200, jsonrpc::result_raw(&id, &result)),
+                        Answer::Error(error) => {
+                            trace.outcome = "rpc_error";
+                            (200, jsonrpc::error_json(Some(&id), &error))
+                        }
+                        Answer::Forbidden => return McpReply::InsufficientScope,
+                        Answer::Revoked => return McpReply::GrantRevoked,
+                    }
+                }
+                Err((id, error)) => {
+                    trace.outcome = "rpc_error";
+                    (400, jsonrpc::error_json(id.as_ref(), &error))
+                }
+            };
+            McpReply::Body { status, json: answer, sse }
+        }
     }
-}
-
-/// A POST's one message: read by `envelope`, or parsed by serde_json.
-enum Message<'a> {
-    Quick(envelope::Quick<'a>),
-    Parsed(Value),
 }
 
 /// A 2025-03-26 batch: each request answered in order; notifications and responses are not.
@@ -213,15 +215,13 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
     for item in items {
         match jsonrpc::classify(item) {
             Ok(Incoming::NoReply { .. }) => {}
-            Ok(Incoming::Request { id, method, params }) => {
-                match cx.request(&method, Params::Parsed(params), trace).await {
-                    Answer::Result(result) => answers.push(jsonrpc::result_raw(&id, &result)),
-                    Answer::Shared(result) => answers.push(jsonrpc::result_raw(&id, &result)),
-                    Answer::Error(error) => answers.push(jsonrpc::error_json(Some(&id), &error)),
-                    Answer::Forbidden => return McpReply::InsufficientScope,
-                    Answer::Revoked => return McpReply::GrantRevoked,
-                }
-            }
+            Ok(Incoming::Request { id, method, params }) => match cx.request(&method, params, trace).await {
+                Answer::Result(result) => answers.push(jsonrpc::result_raw(&id, &result)),
+                Answer::Shared(result) => answers.push(jsonrpc::result_raw(&id, &result)),
+                Answer::Error(error) => answers.push(jsonrpc::error_json(Some(&id), &error)),
+                Answer::Forbidden => return McpReply::InsufficientScope,
+                Answer::Revoked => return McpReply::GrantRevoked,
+            },
             Err((id, error)) => answers.push(jsonrpc::error_json(id.as_ref(), &error)),
         }
     }
@@ -326,44 +326,16 @@ fn invalid_params(message: impl Into<String>) -> Answer {
 }
 
 impl Dispatch<'_> {
-    /// One request's reply.
-    async fn answer(
-        &self,
-        id: Id,
-        method: &str,
-        params: Params<'_>,
-        sse: bool,
-        trace: &mut Trace,
-    ) -> McpReply {
-        trace.rpc_method = Some(method.to_owned());
-        let (status, json) = match self.request(method, params, trace).await {
-            Answer::Result(result) => (200, jsonrpc::result_raw(&id, &result)),
-            Answer::Shared(result) if !sse => {
-                return McpReply::Shared(SharedAnswer { head: jsonrpc::result_head(&id), result });
-            }
-            Answer::Shared(result) => (200, jsonrpc::result_raw(&id, &result)),
-            Answer::Error(error) => {
-                trace.outcome = "rpc_error";
-                (200, jsonrpc::error_json(Some(&id), &error))
-            }
-            Answer::Forbidden => return McpReply::InsufficientScope,
-            Answer::Revoked => return McpReply::GrantRevoked,
-        };
-        McpReply::Body { status, json, sse }
-    }
-
-    async fn request(&self, method: &str, params: Params<'_>, trace: &mut Trace) -> Answer {
+    async fn request(&self, method: &str, params: Map<String, Value>, trace: &mut Trace) -> Answer {
         trace.outcome = "ok";
         let version = self.version;
         match method {
             "initialize" => {
-                let [requested, capabilities, client] =
-                    params.members(["protocolVersion", "capabilities", "clientInfo"]);
-                let Some(requested) = requested.as_str() else {
+                let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
                     return invalid_params("protocolVersion (a string) is required");
                 };
-                for (field, member) in [("capabilities", capabilities), ("clientInfo", client)] {
-                    if member != Member::Object {
+                for field in ["capabilities", "clientInfo"] {
+                    if !params.get(field).is_some_and(Value::is_object) {
                         return invalid_params(format!("{field} (an object) is required"));
                     }
                 }
@@ -372,21 +344,21 @@ impl Dispatch<'_> {
             }
             "ping" => Answer::Result("{}".into()),
             "tools/list" => {
-                if params.members(["cursor"])[0].is_present() {
+                if params.get("cursor").is_some_and(|c| !c.is_null()) {
                     return invalid_params("unknown cursor: tools/list has a single page");
                 }
                 Answer::Shared(tools::list_json(self.principal, version))
             }
-            "tools/call" => self.call_tool(params.into_map(), trace).await,
+            "tools/call" => self.call_tool(params, trace).await,
             "resources/list" => {
-                if params.members(["cursor"])[0].is_present() {
+                if params.get("cursor").is_some_and(|c| !c.is_null()) {
                     return invalid_params("unknown cursor: resources/list has a single page");
                 }
                 Answer::Result(server::resources_list(version).to_string())
             }
             "resources/templates/list" => Answer::Result(server::resource_templates_list().to_string()),
             "resources/read" => {
-                let Some(uri) = params.members(["uri"])[0].as_str() else {
+                let Some(uri) = params.get("uri").and_then(Value::as_str) else {
                     return invalid_params("uri (a string) is required");
                 };
                 if uri == crate::card::resource_uri() {
