@@ -407,6 +407,8 @@ test("tools/list and the card go gzip-compressed to a client that accepts it, de
     assert.equal(zipped.status, 200);
     assert.equal(zipped.headers["content-encoding"], "gzip", body.method);
     assert.equal(zipped.headers["content-type"], "application/json");
+    assert.equal(zipped.headers.vary, "accept-encoding");
+    assert.match(zipped.headers["x-request-id"], /^req_[0-9a-f]+$/);
     assert.equal(gunzipSync(zipped.bytes).toString(), plain.bytes.toString(), body.method);
     assert.ok(zipped.bytes.length * smaller < plain.bytes.length, `${body.method}: ${zipped.bytes.length} of ${plain.bytes.length}`);
   }
@@ -416,6 +418,8 @@ test("tools/list and the card go gzip-compressed to a client that accepts it, de
     "accept-encoding": "gzip",
   });
   assert.equal(init.headers["content-encoding"], undefined);
+  assert.equal(init.headers["content-type"], "application/json");
+  assert.match(init.headers["x-request-id"], /^req_[0-9a-f]+$/);
   assert.equal(JSON.parse(init.bytes.toString()).result.protocolVersion, "2025-11-25");
   // The SDK client reads the compressed answers (through Miniflare's entry, which passes them on).
   const client = await connect(worker);
