@@ -98,8 +98,8 @@ pub struct HttpResponse {
 impl HttpResponse {
     /// A response with a body and content type.
     pub fn new(status: u16, content_type: &str, body: impl Into<Vec<u8>>) -> Self {
-        // Room for what the router adds to nearly every answer (`x-request-id`, and CORS or
-        // `nosniff`) without growing the vector.
+        // Room for the headers the router adds to most answers (`x-request-id`, then `nosniff`,
+        // `vary` or `www-authenticate`) without growing the vector; CORS answers grow it once.
         let mut headers = Vec::with_capacity(4);
         headers.push(("content-type".into(), content_type.into()));
         HttpResponse { status, headers, body: body.into() }
