@@ -180,7 +180,7 @@ pub async fn sandbox_page(
     if post
         && req
             .header("origin")
-            .is_some_and(|o| crate::config::normalize_origin(o).as_deref() != Some(&config.public_url))
+            .is_some_and(|o| crate::config::normalize_origin(o).as_deref() != Some(config.public_url()))
     {
         trace.outcome = "forbidden";
         return error_response(403, "forbidden", "Cross-site form posts are refused.");

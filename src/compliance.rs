@@ -50,7 +50,7 @@ pub fn unsubscribe_token(config: &Config, workspace: &str, email: &str) -> Strin
 
 /// The unsubscribe link for `email` in `workspace`.
 pub fn unsubscribe_url(config: &Config, workspace: &str, email: &str) -> String {
-    format!("{}{UNSUBSCRIBE_PATH}{}", config.public_url, unsubscribe_token(config, workspace, email))
+    format!("{}{UNSUBSCRIBE_PATH}{}", config.public_url(), unsubscribe_token(config, workspace, email))
 }
 
 /// The workspace and address hash of a valid token.

@@ -69,7 +69,8 @@ pub struct SupportWebhook {
 #[derive(Debug, Clone)]
 pub struct Config {
     /// The public origin (scheme, host, port; no trailing slash), e.g. `https://api.vibesell.it`.
-    pub public_url: String,
+    /// Private, with `local` derived from it, so that neither can change without the other.
+    public_url: String,
     /// Whether `public_url` is a loopback address: read on every MCP request (the `Host` check),
     /// so decided once here.
     local: bool,
@@ -385,6 +386,11 @@ impl Config {
         })
     }
 
+    /// The public origin (scheme, host, port; no trailing slash), e.g. `https://api.vibesell.it`.
+    pub fn public_url(&self) -> &str {
+        &self.public_url
+    }
+
     /// The page where the user decides an approval (PRODUCT §6 `appUrl`).
     pub fn approval_url(&self, id: &str) -> String {
         format!("{}/app/approvals/{id}", self.public_url)
@@ -619,7 +625,7 @@ mod tests {
     #[test]
     fn reads_a_local_configuration() {
         let c = config(&[("PUBLIC_URL", "HTTP://127.0.0.1:8787/"), ("JWT_SIGNING_KEYS", KEY)]).unwrap();
-        assert_eq!(c.public_url, "http://127.0.0.1:8787");
+        assert_eq!(c.public_url(), "http://127.0.0.1:8787");
         assert_eq!(c.resource(), "http://127.0.0.1:8787/v1/mcp");
         assert_eq!(c.provider_mode, ProviderMode::Sandbox);
         assert!(c.is_local());

@@ -28,13 +28,15 @@ pub const DEV_KEYS: &str = "dev:ZGV2LW9ubHktc2lnbmluZy1rZXktZm9yLWxvY2FsaG9zdC0w
 
 /// The local configuration the tests run with.
 pub fn test_config() -> Config {
-    let vars: HashMap<&str, &str> = [
-        ("PUBLIC_URL", "http://127.0.0.1:8787"),
-        ("PROVIDER_MODE", "sandbox"),
-        ("JWT_SIGNING_KEYS", DEV_KEYS),
-    ]
-    .into_iter()
-    .collect();
+    test_config_at("http://127.0.0.1:8787")
+}
+
+/// The same configuration served at another origin (same keys, another issuer and audience).
+pub fn test_config_at(public_url: &str) -> Config {
+    let vars: HashMap<&str, &str> =
+        [("PUBLIC_URL", public_url), ("PROVIDER_MODE", "sandbox"), ("JWT_SIGNING_KEYS", DEV_KEYS)]
+            .into_iter()
+            .collect();
     Config::from_lookup(|k| vars.get(k).map(|v| (*v).to_owned())).expect("test config")
 }
 

@@ -271,7 +271,7 @@ pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Princi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{NOW_MS, test_config};
+    use crate::testing::{NOW_MS, test_config, test_config_at};
     use base64::Engine as _;
     use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 
@@ -395,8 +395,7 @@ mod tests {
         let mut rekeyed = config.clone();
         rekeyed.signing_keys[0].secret = vec![7u8; 32];
         assert_eq!(verify_cached(&rekeyed, &token, NOW_MS), Err(TokenError::BadSignature));
-        let mut moved = config.clone();
-        moved.public_url = "http://127.0.0.1:9999".into();
+        let moved = test_config_at("http://127.0.0.1:9999");
         assert_eq!(verify_cached(&moved, &token, NOW_MS), Err(TokenError::WrongIssuer));
         // Invalid tokens are never remembered.
         let forged = format!("{}x", &token[..token.len() - 1]);

@@ -70,7 +70,7 @@ impl<'a> SandboxBilling<'a> {
     }
 
     fn page_url(&self, kind: &str, workspace: &str, session: &str) -> String {
-        format!("{}/sandbox/{kind}/{workspace}/{session}", self.svc.config.public_url)
+        format!("{}/sandbox/{kind}/{workspace}/{session}", self.svc.config.public_url())
     }
 
     fn checkout(&self, req: &CheckoutRequest<'_>) -> Result<CheckoutSession, StoreError> {

@@ -314,7 +314,7 @@ impl Tool for StartCheckout {
         let customer = current.state.as_ref().and_then(|s| s.customer.clone());
         let svc = cx.services();
         let billing = provider::provider(&svc);
-        let base = &cx.config.public_url;
+        let base = cx.config.public_url();
         let session = billing
             .create_checkout(CheckoutRequest {
                 workspace: &cx.principal.workspace,
@@ -404,7 +404,7 @@ impl Tool for OpenBillingPortal {
             .create_portal(PortalRequest {
                 workspace: &cx.principal.workspace,
                 customer: &customer,
-                return_url: format!("{}/billing/return?portal=done", cx.config.public_url),
+                return_url: format!("{}/billing/return?portal=done", cx.config.public_url()),
             })
             .await
             .map_err(|e| provider_refusal(e, "billing portal link"))?;
