@@ -177,11 +177,7 @@ pub async fn sandbox_page(
         }
     };
     // The session id in the path is the capability; a POST must also come from our own pages.
-    if post
-        && req
-            .header("origin")
-            .is_some_and(|o| crate::config::normalize_origin(o).as_deref() != Some(config.public_url()))
-    {
+    if post && req.header("origin").is_some_and(|o| !config.is_own_origin(o)) {
         trace.outcome = "forbidden";
         return error_response(403, "forbidden", "Cross-site form posts are refused.");
     }

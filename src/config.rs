@@ -422,6 +422,12 @@ impl Config {
         &self.signing_keys[0]
     }
 
+    /// Whether `origin` (an `Origin` header) is this deployment's own: the check that refuses
+    /// cross-site form posts to our pages.
+    pub fn is_own_origin(&self, origin: &str) -> bool {
+        normalize_origin(origin).is_some_and(|o| o == self.public_url)
+    }
+
     /// Whether a browser page at `origin` may call the MCP endpoint (MCP transports §security:
     /// servers must validate `Origin`). Our own origin and the configured list are allowed; on a
     /// loopback deployment any loopback origin is too, whatever its port.
@@ -753,6 +759,13 @@ mod tests {
         let p = config(&[("PUBLIC_URL", "https://api.vibesell.it"), ("JWT_SIGNING_KEYS", prod)]).unwrap();
         assert!(!p.origin_allowed("http://localhost:6274"));
         assert!(p.origin_allowed("https://API.vibesell.it"));
+        // Form posts: our own origin only, not the MCP endpoint's wider list nor another port.
+        assert!(c.is_own_origin("http://127.0.0.1:8787"));
+        assert!(!c.is_own_origin("http://localhost:6274"));
+        assert!(!c.is_own_origin("https://claude.ai"));
+        assert!(!c.is_own_origin("null"));
+        assert!(p.is_own_origin("https://API.vibesell.it"));
+        assert!(!p.is_own_origin("https://api.vibesell.it.evil.com"));
     }
 
     #[test]

@@ -350,10 +350,7 @@ pub(crate) fn page_form(req: &HttpRequest, config: &Config, trace: &mut Trace) -
         trace.detail = Some(format!("page form: {title}"));
         Err(pages::error(status, code, title, next))
     };
-    if req
-        .header("origin")
-        .is_some_and(|o| crate::config::normalize_origin(o).as_deref() != Some(config.issuer()))
-    {
+    if req.header("origin").is_some_and(|o| !config.is_own_origin(o)) {
         return refuse(
             trace,
             403,
