@@ -248,7 +248,8 @@ impl Tool for UpgradePlanTool {
     const HINTS: Hints = Hints { idempotent: true, open_world: false };
 
     async fn call(&self, cx: &ToolCx<'_>, input: PlanInput) -> Result<Reply<ApprovalResult>, Refusal> {
-        approvals::request(cx, &UpgradePlan, UpgradeArgs { plan: input.plan.trim().to_ascii_lowercase() })
+        let from = billing::current(cx.db, cx.config)?.plan.id.clone();
+        approvals::request(cx, &UpgradePlan, UpgradeArgs { plan: input.plan.trim().to_ascii_lowercase(), from })
             .await
     }
 }

@@ -260,6 +260,11 @@ pub struct UpgradePlan;
 pub struct UpgradeArgs {
     /// The target plan's id.
     pub plan: String,
+    /// The plan the workspace was on when the user was asked: the approval upgrades from that
+    /// plan only (its charge and limits were shown against it). Empty in approvals asked before
+    /// it was frozen, which are held to the upgrade check alone.
+    #[serde(default)]
+    pub from: String,
 }
 
 /// Describes a plan's limits for people.
@@ -351,6 +356,18 @@ impl Action for UpgradePlan {
         if current.plan.id == target.id {
             // The provider's event got here first: nothing left to do.
             return Ok(Executed { result: format!("Now on the {} plan.", target.name), writes: Vec::new() });
+        }
+        // The user approved a move from the plan shown then, at the charge shown then: once the
+        // workspace is on another plan (another upgrade approved first, a change in the billing
+        // portal), this one would charge or move otherwise than it said, or even lower the plan.
+        if (!args.from.is_empty() && args.from != current.plan.id)
+            || target.price_monthly <= current.plan.price_monthly
+        {
+            return Err(ExecError::Failed(format!(
+                "The workspace is on the {} plan now, not the plan this approval was asked from, so it was not \
+                 changed.",
+                current.plan.name
+            )));
         }
         let Some(state) = current.state.filter(|_| current.paying) else {
             return Err(ExecError::Failed(

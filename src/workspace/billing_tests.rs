@@ -170,6 +170,29 @@ fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
     );
 }
 
+/// Two upgrades asked from Starter, to Growth and to Scale: once Scale is approved, approving
+/// the Growth one must not move the workspace down (an audit found it did, through an approval
+/// that said "from Starter").
+#[test]
+fn an_upgrade_runs_only_from_the_plan_it_was_asked_from() {
+    let w = World::new();
+    w.subscribe("starter", CARD_OK);
+    let growth = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS);
+    let scale = w.ok("upgrade_plan", json!({"plan": "scale"}), NOW_MS);
+    assert_ne!(growth["id"], scale["id"]);
+    let done = w.ok("decide_approval", json!({"id": scale["id"], "decision": "approve"}), NOW_MS + HOUR);
+    assert_eq!(done["status"], "done", "{done}");
+    let out = w.ok("decide_approval", json!({"id": growth["id"], "decision": "approve"}), NOW_MS + HOUR);
+    assert_eq!(out["status"], "not_done", "{out}");
+    assert!(out["result"].as_str().unwrap().contains("on the Scale plan now"), "{out}");
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS + HOUR);
+    assert_eq!(plans["current"]["id"], "scale");
+    assert_eq!(plans["charges"].as_array().unwrap().len(), 2, "the first month and the Scale upgrade");
+
+    // Asked again from Scale, the same target is a new question: the old answer was about Starter.
+    assert!(w.refused("upgrade_plan", json!({"plan": "growth"}), NOW_MS + HOUR).contains("not an upgrade"));
+}
+
 #[test]
 fn a_card_that_declines_leaves_the_plan_and_charges_nothing() {
     let w = World::new();
