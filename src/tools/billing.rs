@@ -249,8 +249,12 @@ impl Tool for UpgradePlanTool {
 
     async fn call(&self, cx: &ToolCx<'_>, input: PlanInput) -> Result<Reply<ApprovalResult>, Refusal> {
         let from = billing::current(cx.db, cx.config)?.plan.id.clone();
-        approvals::request(cx, &UpgradePlan, UpgradeArgs { plan: input.plan.trim().to_ascii_lowercase(), from })
-            .await
+        approvals::request(
+            cx,
+            &UpgradePlan,
+            UpgradeArgs { plan: input.plan.trim().to_ascii_lowercase(), from },
+        )
+        .await
     }
 }
 

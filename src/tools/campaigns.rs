@@ -14,7 +14,7 @@ use crate::emails::render::Sender;
 use crate::plans::{Limit, group_thousands};
 use crate::sending::calendar::{self, Window};
 use crate::sending::classify::Class;
-use crate::sending::platform::{self, CampaignSpec, SendingPlatform};
+use crate::sending::platform::{self, CampaignSpec, PlatformError, SendingPlatform};
 use crate::workspace::approvals::{self, Action, ApprovalResult, ExecCx, ExecError, Executed, Proposal};
 use crate::workspace::campaigns::{self as store, Campaign, PausedBy, Plan, State};
 use crate::workspace::sending::{self as setup, MailboxStatus};
@@ -404,7 +404,18 @@ impl Tool for StageCampaign {
                 platform.update_campaign(&pid, &spec).await.map_err(refusal)?;
                 pid
             }
-            None => platform.create_campaign(&spec, &id).await.map_err(refusal)?,
+            None => match platform.create_campaign(&spec, &id).await {
+                Ok(pid) => pid,
+                Err(e) => {
+                    // Refused, the platform holds nothing, so neither may we (the refusal says
+                    // nothing was set up). An unknown outcome keeps the row: its id names the
+                    // platform's campaign, so staging again finds the one that may exist.
+                    if existing.is_none() && matches!(e, PlatformError::Refused(_)) {
+                        cx.db.batch(vec![store::discard_stmt(&id)])?;
+                    }
+                    return Err(refusal(e));
+                }
+            },
         };
         // The new leads, each with its footer (unsubscribe link, postal address, GDPR notice).
         let mut specs = Vec::with_capacity(new_leads.len());
@@ -528,10 +539,49 @@ pub struct CampaignArgs {
     pub sequence_version: i64,
     /// Its leads then.
     pub leads: i64,
+    /// [`plan_print`] of its sending plan then (mailboxes, daily limit, window, time zone, start
+    /// date, steps), which the approval's impact described: staging it again with other settings
+    /// makes it another approval, and this one fails rather than send otherwise than it said.
+    /// Empty in approvals asked before it was frozen, which are held to the rest alone.
+    #[serde(default)]
+    pub plan: String,
 }
 
-fn args_of(c: &Campaign) -> CampaignArgs {
-    CampaignArgs { campaign_id: c.id.clone(), sequence_version: c.plan.sequence_version, leads: c.leads }
+fn args_of(c: &Campaign) -> Result<CampaignArgs, crate::store::StoreError> {
+    Ok(CampaignArgs {
+        campaign_id: c.id.clone(),
+        sequence_version: c.plan.sequence_version,
+        leads: c.leads,
+        plan: plan_print(c)?,
+    })
+}
+
+/// A fingerprint of the campaign's sending plan: its stored document, hashed.
+fn plan_print(c: &Campaign) -> Result<String, crate::store::StoreError> {
+    Ok(crate::ids::sha256_hex(crate::store::to_document(&c.plan)?.as_bytes())[..16].to_owned())
+}
+
+/// Whether the campaign is still what an approval's frozen `args` describe.
+fn unchanged(c: &Campaign, args: &CampaignArgs) -> Result<bool, crate::store::StoreError> {
+    Ok(c.plan.sequence_version == args.sequence_version
+        && c.leads == args.leads
+        && (args.plan.is_empty() || plan_print(c)? == args.plan))
+}
+
+/// Refuses a launch or resume while the sequence has changed since the campaign was staged:
+/// the user edited the emails, so the staged ones are no longer what they mean to send.
+fn staged_sequence_is_current(cx: &ToolCx<'_>, c: &Campaign) -> Result<(), Refusal> {
+    match sequence::load(cx.db)? {
+        Some(seq) if seq.version != c.plan.sequence_version => Err(Refusal::guidance(format!(
+            "The sequence changed since the campaign was staged (it is at version {}{}; the campaign has version {}). \
+             {}then stage the campaign again (stage_campaign) and ask again.",
+            seq.version,
+            if seq.approved { "" } else { ", not approved yet" },
+            c.plan.sequence_version,
+            if seq.approved { "" } else { "Show it to the user and approve it (approve_sequence), " }
+        ))),
+        _ => Ok(()),
+    }
 }
 
 fn first_window(spec: &CampaignSpec, at: i64) -> Option<calendar::Date> {
@@ -570,6 +620,14 @@ impl Action for LaunchCampaign {
                 state_word(c.state)
             )));
         }
+        if c.platform_id.is_none() {
+            return Err(Refusal::guidance(format!(
+                "Campaign {} was not staged on the sending platform (staging it did not finish): call stage_campaign \
+                 again, then launch it.",
+                c.name
+            )));
+        }
+        staged_sequence_is_current(cx, &c)?;
         let spec = &c.plan.spec;
         let boxes = setup::mailboxes(cx.db)?;
         let not_ready: Vec<&str> = spec
@@ -632,9 +690,17 @@ impl Action for LaunchCampaign {
                 state_word(c.state)
             )));
         }
-        if c.plan.sequence_version != args.sequence_version || c.leads != args.leads {
+        if !unchanged(&c, &args)? {
             return Err(ExecError::Failed(
-                "The campaign changed since it was approved (its emails or its leads); nothing was sent. Ask again."
+                "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
+                 sent. Ask again."
+                    .into(),
+            ));
+        }
+        if sequence::load(cx.db)?.is_some_and(|seq| seq.version != c.plan.sequence_version) {
+            return Err(ExecError::Failed(
+                "The sequence changed since the campaign was staged, so its emails are not the ones the user means to \
+                 send; nothing was sent. Stage the campaign again (stage_campaign) and ask again."
                     .into(),
             ));
         }
@@ -848,7 +914,7 @@ macro_rules! approval_tool {
                         .find(|c| $states.contains(&c.state))
                         .ok_or_else(|| Refusal::guidance($wrong))?,
                 };
-                approvals::request(cx, &$action, args_of(&c)).await
+                approvals::request(cx, &$action, args_of(&c)?).await
             }
         }
     };

@@ -212,6 +212,41 @@ fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
     assert_eq!(ctx["sending"]["campaign"]["status"], "completed");
 }
 
+/// A launch approval describes one sending plan: staged again with other settings, the old
+/// approval fails rather than send otherwise than it said, and asking again is a new approval
+/// with the new figures. A sequence edited after staging stops the launch until it is staged
+/// again (an audit launched the old emails on the old approval).
+#[test]
+fn a_launch_sends_only_what_its_approval_described() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 120);
+    let first = w.ok("launch_campaign", json!({}), ready);
+    let restaged = w.ok("stage_campaign", json!({ "daily_limit": 5, "timezone": "America/New_York" }), ready);
+    assert_eq!(restaged["dailyLimit"], 5);
+    let second = w.ok("launch_campaign", json!({}), ready);
+    assert_ne!(second["id"], first["id"], "other figures, another approval");
+    assert!(second["impact"].to_string().contains("at most 5 emails a day"), "{second}");
+    let stale = w.approve(&first, ready);
+    assert_eq!(stale["status"], "not_done", "{stale}");
+    assert!(stale["result"].as_str().unwrap().contains("sending plan"), "{stale}");
+    assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "draft");
+
+    // The emails edited after staging: no launch until they are approved and staged again.
+    let mut changed = sequence();
+    changed["steps"][2]["body"] = json!("Shall I send our close-time benchmark instead?");
+    let edited = w.ok("save_sequence", changed, ready);
+    assert_eq!(edited["version"], 2);
+    assert!(w.refused("launch_campaign", json!({}), ready).contains("approve_sequence"));
+    let refused = w.approve(&second, ready);
+    assert_eq!(refused["status"], "not_done", "{refused}");
+    assert!(refused["result"].as_str().unwrap().contains("sequence changed"), "{refused}");
+    w.ok("approve_sequence", json!({ "version": edited["version"] }), ready);
+    assert!(w.refused("launch_campaign", json!({}), ready).contains("stage the campaign again"));
+    w.ok("stage_campaign", json!({}), ready);
+    assert_eq!(launch(&w, ready)["status"], "done");
+    assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "active");
+}
+
 #[test]
 fn stop_and_resume_are_approvals_and_stop_sending_in_between() {
     let w = World::new();

@@ -465,20 +465,81 @@ fn settled_view(
     }
 }
 
-/// Reads a free-text answer to the source question.
+/// Reads a free-text answer to the source question, by whole words (PRODUCT §5: never pick for
+/// the user). A question back, a doubt or a negation is not an answer ("I don't know, what do
+/// you recommend?" once read as "now"): `None`, and the question is asked again.
 fn source_from_words(text: &str) -> Option<OrderKind> {
     let t = crate::case::lowercase(text);
-    let brand = ["brand", "own", "my name", "my company", "our name", "under my", "under our"]
-        .iter()
-        .any(|w| t.contains(w));
-    let warmed = ["warm", "sooner", "fast", "quick", "now", "asap", "right away", "immediately"]
-        .iter()
-        .any(|w| t.contains(w));
-    match (brand, warmed) {
-        (true, false) => Some(OrderKind::OwnNames),
-        (false, true) => Some(OrderKind::AlreadyWarmed),
+    let words: Vec<&str> = t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let has = |phrase: &str| {
+        let p: Vec<&str> = phrase.split(' ').collect();
+        words.windows(p.len()).any(|w| w == p.as_slice())
+    };
+    let any = |phrases: &[&str]| phrases.iter().any(|p| has(p));
+    let unsure = t.contains('?')
+        || any(&[
+            "not",
+            "no",
+            "don",
+            "dont",
+            "never",
+            "unsure",
+            "maybe",
+            "recommend",
+            "which",
+            "what",
+            "either",
+        ]);
+    let brand =
+        any(&["brand", "branded", "own", "my name", "my company", "our name", "under my", "under our"]);
+    let warmed = any(&[
+        "warm",
+        "warmed",
+        "sooner",
+        "soonest",
+        "fast",
+        "faster",
+        "fastest",
+        "quick",
+        "quickly",
+        "quickest",
+        "now",
+        "asap",
+        "right away",
+        "immediately",
+    ]);
+    match (unsure, brand, warmed) {
+        (false, true, false) => Some(OrderKind::OwnNames),
+        (false, false, true) => Some(OrderKind::AlreadyWarmed),
         _ => None,
     }
+}
+
+/// Reads mailbox names from a free-text answer: a list, one name per item, the items separated by
+/// commas, semicolons, line breaks, `and` or `or` ("anna, a.berg and sales@"). Anything else, a
+/// sentence such as "I prefer the first option", is not a list of names: `None`, so that the
+/// question is asked again rather than its words becoming mailboxes.
+fn mailbox_names(text: &str) -> Option<Vec<String>> {
+    let mut named: Vec<String> = Vec::new();
+    for item in text.split([',', ';', '\n']) {
+        let mut words = 0;
+        for word in item.split_whitespace() {
+            if ["and", "or", "&"].contains(&crate::case::lowercase(word).as_str()) {
+                words = 0;
+                continue;
+            }
+            // Two words in a row are a sentence, not one name.
+            words += 1;
+            if words > 1 {
+                return None;
+            }
+            let local = names::local_part_of(word)?;
+            if !named.contains(&local) {
+                named.push(local);
+            }
+        }
+    }
+    Some(named)
 }
 
 impl Tool for ChooseSendingSource {
@@ -1327,20 +1388,12 @@ impl Tool for ProposeEmail {
         let mut note = None;
         let locals: Option<Vec<String>> = match q.answered(Self::NAME, &input.answers) {
             Some(Picked::Choice(id)) => options.iter().find(|(o, _)| *o == id).map(|(_, l)| l.clone()),
-            Some(Picked::FreeText(text)) => {
-                let mut named: Vec<String> = Vec::new();
-                for w in text.split(|c: char| c.is_whitespace() || c == ',' || c == ';') {
-                    if let Some(l) = names::local_part_of(w)
-                        && !named.contains(&l)
-                        && !["and", "or", "the"].contains(&l.as_str())
-                    {
-                        named.push(l);
-                    }
-                }
-                if named.len() >= per_domain {
+            Some(Picked::FreeText(text)) => match mailbox_names(&text) {
+                Some(mut named) if named.len() >= per_domain => {
                     named.truncate(per_domain);
                     Some(named)
-                } else {
+                }
+                Some(named) => {
                     note = Some(format!(
                         "{} mailbox names are needed per domain and the answer gave {}: ask the user again.",
                         per_domain,
@@ -1348,7 +1401,14 @@ impl Tool for ProposeEmail {
                     ));
                     None
                 }
-            }
+                None => {
+                    note = Some(format!(
+                        "The answer is not a list of mailbox names: ask the user again, for {per_domain} names separated \
+                         by commas (such as anna, a.berg, hello), or to pick one of the choices."
+                    ));
+                    None
+                }
+            },
             None => None,
         };
         if let Some(locals) = locals {
@@ -1454,6 +1514,13 @@ impl Action for OrderSendingSetup {
                 impact.push("Ready to send about an hour after ordering; no warm-up needed.".to_owned());
             }
         }
+        let addresses: Vec<String> = args
+            .order
+            .items
+            .iter()
+            .flat_map(|i| i.accounts.iter().map(move |a| format!("{}@{}", a.prefix, i.domain)))
+            .collect();
+        impact.push(format!("Addresses: {}.", addresses.join(", ")));
         impact.push(format!(
             "Charged now: {} (the first year of domains and first month of mailboxes).",
             m(args.due_now)

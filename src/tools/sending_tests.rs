@@ -240,6 +240,15 @@ fn the_source_question_is_settled_only_for_its_card_and_asked_again_when_it_chan
         NOW_MS,
     );
     assert!(unclear.text.contains("did not clearly pick"), "{}", unclear.text);
+    // Read by whole words: "know" is not "now", and a question back is not an answer.
+    for doubt in ["I don't know, what do you recommend?", "not under my brand", "I know"] {
+        let out = w.call(
+            "choose_sending_source",
+            json!({ "answers": [{ "card": again["card"], "answer": doubt }] }),
+            NOW_MS,
+        );
+        assert_eq!(out.structured.unwrap()["kind"], "choice", "{doubt}: {}", out.text);
+    }
     let warmed = w.answer("choose_sending_source", &again, "whatever is fastest", NOW_MS);
     assert_eq!(warmed["source"], "already_warmed");
     assert_eq!(warmed["next"]["tool"], "propose_warmed_domains");
@@ -281,6 +290,21 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     assert_eq!(e["kind"], "choice");
     assert_eq!(e["arguments"]["sender_name"], "Anna Berg");
     assert_eq!(e["choices"][0]["label"], "anna@, anna.berg@, a.berg@ on each domain");
+    // A sentence is not a list of names: asked again, not read word by word into mailboxes.
+    let out = w.call(
+        "propose_email",
+        json!({ "sender_name": "Anna Berg", "answers": [{ "card": e["card"], "answer": "I prefer the first option" }] }),
+        NOW_MS,
+    );
+    assert_eq!(out.structured.unwrap()["kind"], "choice", "{}", out.text);
+    assert!(out.text.contains("not a list of mailbox names"), "{}", out.text);
+    let listed = w.answer("propose_email", &e, "Anna, sales@ and hello", NOW_MS);
+    let listed: Vec<&str> =
+        listed["addresses"].as_array().unwrap().iter().map(|a| a["address"].as_str().unwrap()).collect();
+    assert_eq!(
+        listed[..3],
+        [format!("anna@{}", domains[0]), format!("sales@{}", domains[0]), format!("hello@{}", domains[0])]
+    );
     let step = w.answer("propose_email", &e, "names", NOW_MS);
     assert_eq!(step["kind"], "email_step");
     let addresses: Vec<&str> =
@@ -295,6 +319,12 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     assert!(limit.contains("Plan limit") && limit.contains("Growth"), "{limit}");
     w.subscribe("growth");
     let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+    // The user sees the addresses they pay for.
+    let impact = approval["impact"].to_string();
+    assert!(
+        impact.contains(&format!("Addresses: anna@{}, anna.berg@{}", domains[0], domains[0])),
+        "{impact}"
+    );
     assert_eq!(
         (approval["status"].clone(), approval["irreversible"].clone()),
         (json!("pending"), json!(true))

@@ -557,11 +557,14 @@ fn find_open(db: &dyn Db, action: &str, hash: &str) -> Result<Option<Record>, St
     Ok(decode(rows)?.into_iter().next())
 }
 
-/// Asks for the user's approval of `action` with `args`: returns the open approval for the same
-/// action and arguments if there is one, else proposes (impact from real figures) and creates
-/// it with its expiry job. The result is what every approval tool answers.
+/// Asks for the user's approval of `action` with `args`. The action is proposed again even when
+/// an approval for the same action and arguments is open: the prerequisites and figures are
+/// checked as they are now (a refusal is answered; the open approval stays, and its execution
+/// checks again). The open approval is answered when it still says the same; when its figures
+/// changed it is replaced, so that what the user is shown is never stale. The result is what
+/// every approval tool answers.
 ///
-/// Only encoding the arguments and proposing depend on `A`; the rest is in [`open_or_key`] and
+/// Only encoding the arguments and proposing depend on `A`; the rest is in [`key`] and
 /// [`create`], which exist once in the Worker rather than once per action.
 pub async fn request<A: Action>(
     cx: &ToolCx<'_>,
@@ -569,34 +572,34 @@ pub async fn request<A: Action>(
     args: A::Args,
 ) -> Result<Reply<ApprovalResult>, Refusal> {
     let value = serde_json::to_value(&args).map_err(|e| Refusal::Internal(format!("arguments: {e}")))?;
-    let (canonical, hash) = match open_or_key(cx, A::NAME, &value)? {
-        Ok(key) => key,
-        Err(open) => return Ok(open),
-    };
+    let (canonical, hash) = key(cx, A::NAME, &value)?;
+    // One being carried out is answered as it stands: proposing it again would only describe
+    // the state it is changing.
+    if let Some(open) = find_open(cx.db, A::NAME, &hash)?.filter(|r| r.state == State::Executing) {
+        return Ok(reply(cx, &open, false));
+    }
     let proposal = action.propose(cx, &args).await?;
     create(cx, A::NAME, A::TTL_MS, canonical, hash, proposal)
 }
 
-/// The canonical arguments and their hash, or the reply of the open approval for the same
-/// action and arguments.
-fn open_or_key(
-    cx: &ToolCx<'_>,
-    name: &str,
-    args: &Value,
-) -> Result<Result<(String, String), Reply<ApprovalResult>>, Refusal> {
+/// The canonical arguments and their hash, once the overdue approvals have expired.
+fn key(cx: &ToolCx<'_>, name: &str, args: &Value) -> Result<(String, String), Refusal> {
     if find_action(name).is_none() {
         return Err(Refusal::Internal(format!("action {name} is not listed in approvals::ACTIONS")));
     }
     let canonical = canonical_json(args);
     let hash = crate::ids::sha256_hex(format!("{name}\n{canonical}").as_bytes());
     expire_overdue(cx.db, cx.now_ms)?;
-    if let Some(existing) = find_open(cx.db, name, &hash)? {
-        return Ok(Err(reply(cx, &existing, false)));
-    }
-    Ok(Ok((canonical, hash)))
+    Ok((canonical, hash))
 }
 
-/// Writes the proposed approval with its expiry job, unless one opened meanwhile.
+/// Why an open approval was closed without a decision: a request for the same action and
+/// arguments found other figures, and a new approval took its place.
+const REPLACED: &str =
+    "Replaced: the figures changed, and a newer approval with the current ones took its place.";
+
+/// Writes the proposed approval with its expiry job; answers the open approval for the same
+/// action and arguments instead when it says the same, or replaces it when it does not.
 fn create(
     cx: &ToolCx<'_>,
     name: &'static str,
@@ -607,35 +610,53 @@ fn create(
 ) -> Result<Reply<ApprovalResult>, Refusal> {
     // No await from here to the write, so nothing else runs in this Durable Object meanwhile;
     // the unique index on open approvals backs this up.
+    let mut writes = Vec::with_capacity(3);
     if let Some(existing) = find_open(cx.db, name, &hash)? {
-        return Ok(reply(cx, &existing, false));
+        let same = existing.summary == proposal.summary
+            && existing.impact == proposal.impact
+            && existing.cost == proposal.cost
+            && existing.irreversible == proposal.irreversible;
+        if same || existing.state != State::Pending {
+            return Ok(reply(cx, &existing, false));
+        }
+        writes.push(Stmt::new(
+            "UPDATE approvals SET status = 'not_done', result = ?, finished_at = ?, updated_at = ?, updated_by = ?, \
+             updated_client = ? WHERE id = ? AND status = 'pending'",
+            vec![
+                REPLACED.into(),
+                cx.now_ms.into(),
+                cx.now_ms.into(),
+                cx.principal.subject.clone().into(),
+                cx.principal.client_id.clone().into(),
+                existing.id.clone().into(),
+            ],
+        ));
     }
     let id = crate::ids::random_id("apr_");
     let expires_at = cx.now_ms + cx.config.approval_ttl_ms.unwrap_or(ttl_ms);
     let cost = proposal.cost.as_ref().map(to_document).transpose()?;
-    cx.db.batch(vec![
-        Stmt::new(
-            "INSERT INTO approvals (id, action, args, args_hash, summary, impact, cost, irreversible, status, \
-             created_at, expires_at, updated_at, updated_by, updated_client) \
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
-            vec![
-                id.clone().into(),
-                name.into(),
-                canonical.into(),
-                hash.into(),
-                proposal.summary.into(),
-                to_document(&proposal.impact)?.into(),
-                cost.into(),
-                proposal.irreversible.into(),
-                cx.now_ms.into(),
-                expires_at.into(),
-                cx.now_ms.into(),
-                cx.principal.subject.clone().into(),
-                cx.principal.client_id.clone().into(),
-            ],
-        ),
-        schedule::at::<ExpireApproval>(&id, expires_at),
-    ])?;
+    writes.push(Stmt::new(
+        "INSERT INTO approvals (id, action, args, args_hash, summary, impact, cost, irreversible, status, \
+         created_at, expires_at, updated_at, updated_by, updated_client) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)",
+        vec![
+            id.clone().into(),
+            name.into(),
+            canonical.into(),
+            hash.into(),
+            proposal.summary.into(),
+            to_document(&proposal.impact)?.into(),
+            cost.into(),
+            proposal.irreversible.into(),
+            cx.now_ms.into(),
+            expires_at.into(),
+            cx.now_ms.into(),
+            cx.principal.subject.clone().into(),
+            cx.principal.client_id.clone().into(),
+        ],
+    ));
+    writes.push(schedule::at::<ExpireApproval>(&id, expires_at));
+    cx.db.batch(writes)?;
     let record = load(cx.db, &id)?.ok_or_else(|| Refusal::Internal(format!("approval {id} vanished")))?;
     Ok(reply(cx, &record, true))
 }

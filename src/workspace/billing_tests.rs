@@ -193,6 +193,25 @@ fn an_upgrade_runs_only_from_the_plan_it_was_asked_from() {
     assert!(w.refused("upgrade_plan", json!({"plan": "growth"}), NOW_MS + HOUR).contains("not an upgrade"));
 }
 
+/// Asked again for the same upgrade, the open approval is answered while its figures hold; once
+/// the prorated charge has changed, a new approval with the new figure replaces it.
+#[test]
+fn an_upgrade_asked_again_shows_the_current_charge() {
+    let w = World::new();
+    w.subscribe("starter", CARD_OK);
+    let first = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS);
+    assert_eq!(w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + 1)["id"], first["id"]);
+    let later = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + 20 * HOUR);
+    assert_ne!(later["id"], first["id"]);
+    assert_eq!(later["cost"], json!({"amount": 9722, "currency": "usd"}), "700 of 720 hours left");
+    let pending = w.ok("list_pending_approvals", json!({}), NOW_MS + 20 * HOUR);
+    let ids: Vec<&Value> = pending["approvals"].as_array().unwrap().iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, vec![&later["id"]], "{pending}");
+    let old = w.ok("decide_approval", json!({"id": first["id"], "decision": "approve"}), NOW_MS + 20 * HOUR);
+    assert_eq!(old["status"], "not_done", "{old}");
+    assert!(old["result"].as_str().unwrap().starts_with("Replaced"), "{old}");
+}
+
 #[test]
 fn a_card_that_declines_leaves_the_plan_and_charges_nothing() {
     let w = World::new();

@@ -248,6 +248,15 @@ pub fn create_stmt(id: &str, name: &str, plan: &Plan, at: i64, now_ms: i64) -> R
     ))
 }
 
+/// The statement that removes a draft the platform never took (its create was refused), so
+/// that no campaign stays behind that exists nowhere else.
+pub fn discard_stmt(id: &str) -> Stmt {
+    Stmt::new(
+        "DELETE FROM campaigns WHERE id = ? AND status = 'draft' AND platform_id IS NULL",
+        vec![id.into()],
+    )
+}
+
 /// The statement that records what was staged on the platform.
 pub fn staged_stmt(id: &str, platform_id: &str, plan: &Plan, now_ms: i64) -> Result<Stmt, StoreError> {
     Ok(Stmt::new(

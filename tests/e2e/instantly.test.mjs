@@ -152,9 +152,18 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
     ],
   });
   await ok(client, "approve_sequence", { version: seq.version });
+  // Instantly refusing the campaign leaves no draft behind here: the refusal says nothing was
+  // set up, and nothing was.
+  instantly.state.script.push({ method: "POST", path: "/api/v2/campaigns", status: 400, body: { message: "schedule invalid" } });
+  const refused = await client.callTool({ name: "stage_campaign", arguments: {} });
+  assert.equal(refused.isError, true, refused.content?.[0]?.text);
+  assert.match(refused.content[0].text, /refused: .*Nothing was set up/);
+  const none = await client.callTool({ name: "get_campaign", arguments: {} });
+  assert.equal(none.isError, true, "no half-staged draft");
+  assert.match(none.content[0].text, /stage_campaign/);
   const draft = await ok(client, "stage_campaign");
   assert.equal(draft.status, "draft");
-  const create = sent("POST", "/api/v2/campaigns")[0];
+  const create = sent("POST", "/api/v2/campaigns").at(-1);
   assert.ok(create, "created on Instantly");
   assert.equal(create.body.campaign_schedule.schedules[0].timezone, "America/Detroit", "US Eastern in Instantly's enum");
   assert.deepEqual(create.body.campaign_schedule.schedules[0].timing, { from: "09:00", to: "17:00" });
