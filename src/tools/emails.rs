@@ -697,14 +697,25 @@ impl Tool for CheckFirstEmail {
         cx.db.batch(writes)?;
 
         let name = format!("{} {}", recipient.first_name, recipient.last_name).trim().to_owned();
+        // The lead's fields come from the lead provider and fill the email's placeholders: the
+        // lead and the rendered email are framed as untrusted text, data for the model to show.
         let mut text = format!(
-            "**First email** (version {}{}) for {name}, {} at {}:\n**Subject:** {}\n\n{}\n",
+            "**First email** (version {}{}), rendered for this lead:\n{}\n",
             seq.version,
             if variant > 0 { format!(", variant {variant}") } else { String::new() },
-            recipient.title,
-            recipient.company,
-            rendered.subject,
-            rendered.body
+            super::framed(
+                "rendered-email",
+                &format!("v{}", seq.version),
+                &format!("the lead provider ({provider_name}), in the lead's fields"),
+                &format!(
+                    "Lead: {}, {} at {}\nSubject: {}\n\n{}",
+                    super::one_line(&name),
+                    super::one_line(&recipient.title),
+                    super::one_line(&recipient.company),
+                    super::one_line(&rendered.subject),
+                    rendered.body
+                )
+            )
         );
         if fails == 0 && warns == 0 {
             text.push_str("\nEvery check passes: it is ready to send.");

@@ -290,17 +290,24 @@ impl Tool for PreviewLeadSample {
             if let Some(total) = total {
                 t.push_str(&format!(" of {}", group_thousands(total)));
             }
-            t.push_str(" (emails masked):\n");
+            t.push_str(" (emails masked), as the lead provider describes them:\n");
+            let mut list = String::new();
             for l in &leads {
-                t.push_str(&format!(
+                list.push_str(&format!(
                     "- {} — {} at {}{}\n",
-                    l.name,
-                    l.title,
-                    l.company,
-                    l.country.as_deref().map(|c| format!(", {c}")).unwrap_or_default()
+                    super::one_line(&l.name),
+                    super::one_line(&l.title),
+                    super::one_line(&l.company),
+                    l.country.as_deref().map(|c| format!(", {}", super::one_line(c))).unwrap_or_default()
                 ));
             }
-            t.push_str("This look-up was written to the workspace's personal-data access log.");
+            t.push_str(&super::framed(
+                "lead-sample",
+                "preview",
+                &format!("the lead provider ({})", provider.name()),
+                list.trim_end(),
+            ));
+            t.push_str("\nThis look-up was written to the workspace's personal-data access log.");
             t
         };
         if !leads.is_empty() {
