@@ -612,6 +612,8 @@ pub enum ProbeOutcome {
     UnknownOnce,
     /// Always times out.
     Unknown,
+    /// Advances (`ExecError::Progress`) on its first 40 runs, then succeeds.
+    Slices,
 }
 
 /// The probe's arguments.
@@ -650,7 +652,10 @@ impl Action for Probe {
             ProbeOutcome::Fail => Err(ExecError::Failed("The probe failed.".into())),
             ProbeOutcome::Unknown => Err(ExecError::Unknown("timed out".into())),
             ProbeOutcome::UnknownOnce if earlier == 0 => Err(ExecError::Unknown("timed out".into())),
-            ProbeOutcome::Ok | ProbeOutcome::UnknownOnce => Ok(Executed {
+            ProbeOutcome::Slices if earlier < 40 => {
+                Err(ExecError::Progress(format!("slice {}", earlier + 1)))
+            }
+            ProbeOutcome::Ok | ProbeOutcome::UnknownOnce | ProbeOutcome::Slices => Ok(Executed {
                 result: format!("Probed {}.", args.label),
                 writes: vec![Stmt::new(
                     "INSERT INTO meta (key, value) VALUES (?, ?)",

@@ -36,6 +36,13 @@ use crate::tools::registry::{Access, LocalBoxFuture, Refusal, Reply, ToolCx};
 pub const DEFAULT_TTL_MS: i64 = 24 * 3_600_000;
 /// When the watchdog finishes an execution that did not report back (a crash, an eviction).
 const WATCHDOG_MS: i64 = 60_000;
+/// When an execution that advanced ([`ExecError::Progress`]) goes on.
+const PROGRESS_STEP_MS: i64 = 1_000;
+/// Why the watchdog gave up: the outcome is unknown, so the approval cannot say that nothing was
+/// done ([`text`] leaves that sentence out for it).
+const UNCONFIRMED: &str = "VibeSell could not confirm the outcome with the provider, so part of it may have been \
+                           carried out. Contact support (contact_support) with this approval's id so the team can \
+                           check it.";
 /// After this many watchdog runs without a definite outcome, the approval is `not_done`.
 const MAX_EXECUTION_ATTEMPTS: u32 = 16;
 /// How long a concurrent decision waits for the winner's execution to finish.
@@ -83,6 +90,11 @@ pub enum ExecError {
     /// Storage failed; retried later like `Unknown`.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Not finished, but it advanced (an import that brought in one more slice of its leads): it
+    /// goes on shortly, and unlike `Unknown` this is no failure, so it never uses up the
+    /// attempts after which the watchdog gives up. The text is for the log.
+    #[error("in progress: {0}")]
+    Progress(String),
 }
 
 /// What an executor sees.
@@ -517,7 +529,9 @@ pub fn text(a: &Approval, fresh: bool) -> String {
             if let Some(result) = &a.result {
                 t.push_str(result);
             }
-            t.push_str(" Nothing was carried out or charged. If it is still wanted, ask for it again.");
+            if a.result.as_deref() != Some(UNCONFIRMED) {
+                t.push_str(" Nothing was carried out or charged. If it is still wanted, ask for it again.");
+            }
         }
         Status::Rejected => {
             t.push_str(&format!("**Rejected by the user:** {}\n", a.summary));
@@ -926,13 +940,18 @@ impl Job for FinishExecution {
             return Ok(());
         }
         if cx.attempt >= MAX_EXECUTION_ATTEMPTS {
-            let reason = "VibeSell could not confirm the outcome with the provider. Contact support \
-                          (contact_support) with this approval's id so the team can check it.";
-            return finish(cx.db, cx.now_ms, id, Err(ExecError::Failed(reason.into())))
+            return finish(cx.db, cx.now_ms, id, Err(ExecError::Failed(UNCONFIRMED.into())))
                 .map_err(|e| JobError::Retry(e.to_string()));
         }
         let svc = Services { db: cx.db, config: cx.config, outbound: cx.outbound, now_ms: cx.now_ms };
-        execute(&svc, &record).await.map_err(|e| JobError::Retry(e.to_string()))
+        match execute(&svc, &record).await {
+            // Rescheduled afresh: `schedule::at` starts the attempts over.
+            Err(ExecError::Progress(_)) => {
+                cx.db.batch(vec![schedule::at::<FinishExecution>(id, cx.now_ms + PROGRESS_STEP_MS)])?;
+                Ok(())
+            }
+            other => other.map_err(|e| JobError::Retry(e.to_string())),
+        }
     }
 }
 

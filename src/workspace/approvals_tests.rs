@@ -261,8 +261,30 @@ fn an_outcome_that_never_comes_ends_not_done() {
     }
     let record = load(&w.db, &id).unwrap().unwrap();
     assert_eq!(record.state, State::NotDone, "at {now}");
-    assert!(record.result.unwrap().contains("contact_support"));
+    assert_eq!(record.result.as_deref(), Some(UNCONFIRMED));
     assert_eq!(schedule::next_due(&w.db).unwrap(), None);
+    // The outcome is unknown: the approval does not claim that nothing was done.
+    let shown = text(&record.view(&w.config, false, now), false);
+    assert!(shown.contains("may have been carried out") && !shown.contains("Nothing was"), "{shown}");
+}
+
+/// An execution that advances (an import's slices) is no failure: it goes on past the attempts
+/// after which an unknown outcome is given up, and ends done.
+#[test]
+fn an_execution_that_advances_is_never_given_up() {
+    let w = World::new();
+    let id = w.request("a", ProbeOutcome::Slices).data.approval.id;
+    w.decide(&id, Decision::Approve, NOW_MS).unwrap();
+    let mut runs = 1;
+    while let Some(at) = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap() {
+        w.alarm(at);
+        runs += 1;
+        assert!(runs < 100, "never finished");
+    }
+    assert!(runs > MAX_EXECUTION_ATTEMPTS as usize + 1, "{runs} runs");
+    let record = load(&w.db, &id).unwrap().unwrap();
+    assert_eq!(record.state, State::Done, "{:?}", record.result);
+    assert!(w.probe_written("a"));
 }
 
 #[test]

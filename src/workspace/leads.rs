@@ -576,7 +576,7 @@ impl Action for ImportLeads {
             }
             // Not finished within this execution: the approval watchdog runs it again with the same
             // key, which resumes at the job's cursor.
-            Ok(job) => Err(ExecError::Unknown(format!(
+            Ok(job) => Err(ExecError::Progress(format!(
                 "import in progress: {} of {} imported",
                 job.imported, job.requested
             ))),
