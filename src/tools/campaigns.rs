@@ -568,7 +568,7 @@ fn unchanged(c: &Campaign, args: &CampaignArgs) -> Result<bool, crate::store::St
         && (args.plan.is_empty() || plan_print(c)? == args.plan))
 }
 
-/// Refuses a launch or resume while the sequence has changed since the campaign was staged:
+/// Refuses a launch while the sequence has changed since the campaign was staged:
 /// the user edited the emails, so the staged ones are no longer what they mean to send.
 fn staged_sequence_is_current(cx: &ToolCx<'_>, c: &Campaign) -> Result<(), Refusal> {
     match sequence::load(cx.db)? {
