@@ -642,7 +642,7 @@ fn create(
                 cx.now_ms.into(),
                 cx.principal.subject.clone().into(),
                 cx.principal.client_id.clone().into(),
-                existing.id.clone().into(),
+                existing.id.into(),
             ],
         ));
     }
