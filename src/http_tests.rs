@@ -112,6 +112,9 @@ fn notifications_and_responses_get_202() {
         r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}"#,
         r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
         r#"{"jsonrpc":"2.0","id":5,"error":{"code":1,"message":"x"}}"#,
+        // 2025-11-25 `JSONRPCErrorResponse.id` is optional; JSON-RPC 2.0 §5 writes null.
+        r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+        r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
     ] {
         let (r, _) = post(body);
         assert_eq!(r.status, 202, "{body}");
@@ -232,6 +235,27 @@ fn hostile_bodies_get_their_documented_errors() {
             200,
             -32602,
         ),
+        // MCP-CONFORMANCE L-01: `clientInfo` is an `Implementation` (string name and version).
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{}}}"#,
+            200,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":5,"version":"1"}}}"#,
+            200,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t"}}}"#,
+            200,
+            -32602,
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":"t"}}"#,
+            200,
+            -32602,
+        ),
         (r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":["x"]}}"#, 200, -32602),
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":1}}"#,
@@ -239,6 +263,12 @@ fn hostile_bodies_get_their_documented_errors() {
             -32602,
         ),
         (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"abc"}}"#, 200, -32602),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"resources/list","params":{"cursor":"abc"}}"#, 200, -32602),
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"resources/templates/list","params":{"cursor":"abc"}}"#,
+            200,
+            -32602,
+        ),
         (r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}"#, 200, -32602),
         (
             r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://vibesell/nope"}}"#,
@@ -341,6 +371,89 @@ fn batches_only_in_2025_03_26() {
     assert!(!json.unwrap().to_string().contains("batched"), "the batched remember did not run");
     let many = format!("[{}]", vec![r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#; 33].join(","));
     assert_eq!(post(&many).0.status, 400);
+}
+
+/// PRODUCT §3 answers a tool call the token may not make with HTTP 403 for the whole POST; in a
+/// batch that 403 discards every answer, so nothing in the batch may have run (else a client
+/// that steps up and retries would run it twice).
+#[test]
+fn a_batch_with_a_refused_tool_call_runs_nothing() {
+    let platform = TestPlatform::new();
+    let remember = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember","arguments":{"note":"batched"}}}"#;
+    let decide = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"decide_approval","arguments":{}}}"#;
+    let ping = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+    // An act token from a client other than the Claude app may not call decide_approval.
+    let act = format!("Bearer {}", test_token(ScopeSet::FULL, false));
+    let read = format!("Bearer {}", test_token(ScopeSet::READ, false));
+    for (token, batch) in
+        [(&act, format!("[{remember},{ping},{decide}]")), (&read, format!("[{ping},{remember}]"))]
+    {
+        let (r, _) = platform.send(&request(
+            "POST",
+            &[("content-type", "application/json"), ("authorization", token), ("host", "127.0.0.1:8787")],
+            &batch,
+        ));
+        assert_eq!(r.status, 403, "{batch}");
+        assert!(r.header("www-authenticate").unwrap().contains("insufficient_scope"));
+    }
+    let context = r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_workspace_context","arguments":{}}}"#;
+    let (_, json) = post_with(&platform, context, &[]);
+    assert!(!json.unwrap().to_string().contains("batched"), "the batched remember did not run");
+    // The same batch with the calls the token may make runs in order, as before.
+    let (r, json) = post_with(&platform, &format!("[{remember},{ping}]"), &[("authorization", &act)]);
+    assert_eq!(r.status, 200);
+    assert_eq!(json.unwrap().as_array().map(Vec::len), Some(2));
+    let (_, json) = post_with(&platform, context, &[]);
+    assert!(json.unwrap().to_string().contains("batched"));
+    // A refused tool named only in a notification, or in a malformed call, runs nowhere: the
+    // batch is answered as usual, the malformed call with its -32602.
+    let noted = r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"decide_approval"}}"#;
+    let malformed =
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"decide_approval","arguments":1}}"#;
+    let (r, json) = post_with(&platform, &format!("[{noted},{malformed},{ping}]"), &[]);
+    assert_eq!(r.status, 200);
+    let json = json.unwrap();
+    assert_eq!((json[0]["error"]["code"].clone(), json[1]["id"].clone()), (json!(-32602), json!(3)));
+}
+
+/// JSON Schema 2020-12 counts 5.0 and 5e0 as integers (Validation §6.1.1), and the tools take
+/// them as such.
+#[test]
+fn whole_number_floats_are_integer_arguments() {
+    let platform = TestPlatform::new();
+    let call = |arguments: &str| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"{}","arguments":{arguments}}}}}"#,
+            if arguments.contains("volume") { "size_sending_capacity" } else { "list_replies" }
+        );
+        let (r, json) = post_with(&platform, &body, &[("mcp-protocol-version", "2025-11-25")]);
+        assert_eq!(r.status, 200);
+        json.unwrap()["result"].clone()
+    };
+    // No campaign yet: the handler ran, so the limit was taken.
+    let replies = call(r#"{"limit":5.0}"#);
+    let text = replies["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("No campaign yet") && !text.contains("integer"), "{text}");
+    let sized = call(r#"{"volume":3000.0,"unit":"emails_per_month","steps":3e0,"per_mailbox":3E1}"#);
+    assert_eq!(sized["isError"], false, "{sized}");
+    let text = call(r#"{"limit":5.5}"#)["content"][0]["text"].as_str().unwrap().to_owned();
+    assert!(text.contains("`limit` must be an integer, not a number"), "{text}");
+}
+
+/// MCP Apps hosts may negotiate a version before 2025-06-18, or send no version header: the
+/// card's `_meta.ui` is there for them as the tools' is (MCP-CONFORMANCE TL-06, APP-R6).
+#[test]
+fn the_card_carries_its_ui_meta_on_every_version() {
+    let platform = TestPlatform::new();
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri": crate::card::resource_uri()}})
+        .to_string();
+    for version in ["", "2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"] {
+        let (r, json) = post_with(&platform, &body, &[("mcp-protocol-version", version)]);
+        assert_eq!(r.status, 200, "{version}");
+        let contents = &json.unwrap()["result"]["contents"][0];
+        assert_eq!(contents["_meta"]["ui"]["prefersBorder"], true, "{version}");
+        assert!(contents["text"].as_str().is_some_and(|t| t.starts_with("<!doctype html>")));
+    }
 }
 
 /// Tasks (MCP 2025-11-25, basic/utilities/tasks): a receiver that has not declared the `tasks`

@@ -90,6 +90,10 @@ pub fn classify(value: Value) -> Result<Incoming, (Option<Id>, RpcError)> {
         None => None,
         Some(v @ Value::String(_)) => Some(Id(v)),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Id(Value::Number(n))),
+        // An error response to a request whose id could not be read has none to give (JSON-RPC
+        // 2.0 §5 writes `null`; 2025-11-25 `JSONRPCErrorResponse.id` is optional): still a
+        // response, acknowledged below. A request's id is never null (MCP-CONFORMANCE L-10).
+        Some(Value::Null) if object.contains_key("error") && !object.contains_key("method") => None,
         Some(_) => {
             return Err((
                 None,
@@ -122,7 +126,9 @@ pub fn classify(value: Value) -> Result<Incoming, (Option<Id>, RpcError)> {
             })
         }
         Some(_) => invalid("method must be a string"),
-        None if id.is_some() && (object.contains_key("result") || object.contains_key("error")) => {
+        // A response: 202 like a notification (transports §sending-messages, MCP-CONFORMANCE
+        // T-13). A result answers a request of ours, so it has an id; an error may have none.
+        None if object.contains_key("error") || (id.is_some() && object.contains_key("result")) => {
             Ok(Incoming::NoReply { method: None })
         }
         None => invalid("a request needs a method"),
@@ -175,6 +181,14 @@ mod tests {
         assert_eq!(n, Incoming::NoReply { method: Some("notifications/initialized".into()) });
         let resp = classify_str(r#"{"jsonrpc":"2.0","id":3,"result":{}}"#).unwrap();
         assert_eq!(resp, Incoming::NoReply { method: None });
+        // Error responses whose id is absent (2025-11-25) or null (JSON-RPC 2.0) are responses.
+        for error in [
+            r#"{"jsonrpc":"2.0","error":{"code":-32700,"message":"Parse error"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}"#,
+            r#"{"jsonrpc":"2.0","id":"e","error":{"code":-32601,"message":"x"}}"#,
+        ] {
+            assert_eq!(classify_str(error).unwrap(), Incoming::NoReply { method: None }, "{error}");
+        }
     }
 
     #[test]
@@ -189,6 +203,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":7}"#,
             r#"{"jsonrpc":"2.0","id":1}"#,
+            // Only an error may come without an id, and a request's id is never null.
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping","error":{"code":1,"message":"x"}}"#,
+            r#"{"error":{"code":1,"message":"x"}}"#,
         ] {
             let (_, e) = classify_str(bad).unwrap_err();
             assert_eq!(e.code, INVALID_REQUEST, "{bad}");

@@ -211,6 +211,22 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
         let error = RpcError::new(jsonrpc::INVALID_REQUEST, "Invalid Request: initialize cannot be batched");
         return McpReply::Body { status: 400, json: jsonrpc::error_json(None, &error), sse };
     }
+    // PRODUCT §3 answers a tool call the token may not make with HTTP 403 for the whole POST,
+    // which discards every answer in the batch: so, as with initialize above, no item may run
+    // before that is known, or a client that steps up and retries would run the others twice.
+    // Each tools/call is judged as it would run (a copy classified, batches only: cheaper in
+    // the wasm than keeping every classified item).
+    for item in &items {
+        if item.get("method").and_then(Value::as_str) == Some("tools/call")
+            && let Ok(Incoming::Request { params, .. }) = jsonrpc::classify(item.clone())
+            && let Ok(tool) = requested_tool(&params)
+            && !tool.access().allows(cx.principal)
+        {
+            trace.tool = Some(tool.name().to_owned());
+            trace.outcome = "forbidden";
+            return McpReply::InsufficientScope;
+        }
+    }
     let mut answers = Vec::new();
     for item in items {
         match jsonrpc::classify(item) {
@@ -334,37 +350,49 @@ impl Dispatch<'_> {
                 let Some(requested) = params.get("protocolVersion").and_then(Value::as_str) else {
                     return invalid_params("protocolVersion (a string) is required");
                 };
-                for field in ["capabilities", "clientInfo"] {
-                    if !params.get(field).is_some_and(Value::is_object) {
-                        return invalid_params(format!("{field} (an object) is required"));
-                    }
+                if !params.get("capabilities").is_some_and(Value::is_object) {
+                    return invalid_params("capabilities (an object) is required");
+                }
+                // MCP-CONFORMANCE L-01: `clientInfo` is an `Implementation`, whose `name` and
+                // `version` are required strings; ill-typed is -32602.
+                let info = params.get("clientInfo");
+                let is_string = |key| info.and_then(|i| i.get(key)).is_some_and(Value::is_string);
+                if !(is_string("name") && is_string("version")) {
+                    return invalid_params(
+                        "clientInfo (an object with a string name and version) is required",
+                    );
                 }
                 let negotiated = Version::negotiate(requested);
                 Answer::Shared(server::initialize_json(negotiated, self.principal))
             }
             "ping" => Answer::Result("{}".into()),
             "tools/list" => {
-                if params.get("cursor").is_some_and(|c| !c.is_null()) {
+                if has_cursor(&params) {
                     return invalid_params("unknown cursor: tools/list has a single page");
                 }
                 Answer::Shared(tools::list_json(self.principal, version))
             }
             "tools/call" => self.call_tool(params, trace).await,
             "resources/list" => {
-                if params.get("cursor").is_some_and(|c| !c.is_null()) {
+                if has_cursor(&params) {
                     return invalid_params("unknown cursor: resources/list has a single page");
                 }
                 Answer::Result(server::resources_list(version).to_string())
             }
-            "resources/templates/list" => Answer::Result(server::resource_templates_list().to_string()),
+            "resources/templates/list" => {
+                if has_cursor(&params) {
+                    return invalid_params("unknown cursor: resources/templates/list has a single page");
+                }
+                Answer::Result(server::resource_templates_list().to_string())
+            }
             "resources/read" => {
                 let Some(uri) = params.get("uri").and_then(Value::as_str) else {
                     return invalid_params("uri (a string) is required");
                 };
                 if uri == crate::card::resource_uri() {
-                    return Answer::Shared(server::card_read_json(version));
+                    return Answer::Shared(server::card_read_json());
                 }
-                match server::resource_read(uri, version) {
+                match server::resource_read(uri) {
                     Some(result) => Answer::Result(result.to_string()),
                     None => Answer::Error(
                         RpcError::new(jsonrpc::RESOURCE_NOT_FOUND, "Resource not found")
@@ -380,21 +408,12 @@ impl Dispatch<'_> {
     }
 
     async fn call_tool(&self, mut params: Map<String, Value>, trace: &mut Trace) -> Answer {
-        let Some(Value::String(name)) = params.remove("name") else {
-            return invalid_params("name (a string) is required");
-        };
-        trace.tool = Some(truncate(&name, 64));
-        let arguments = match params.remove("arguments") {
-            None | Some(Value::Null) => Value::Object(Map::new()),
-            Some(args @ Value::Object(_)) => args,
-            Some(_) => return invalid_params("arguments must be an object"),
-        };
-        // Tools §error-handling: an unknown tool is a protocol error (-32602).
-        let Some(tool) = tools::find(&name) else {
-            return Answer::Error(RpcError::new(
-                jsonrpc::INVALID_PARAMS,
-                format!("Unknown tool: {}", truncate(&name, 64)),
-            ));
+        if let Some(Value::String(name)) = params.get("name") {
+            trace.tool = Some(truncate(name, 64));
+        }
+        let tool = match requested_tool(&params) {
+            Ok(tool) => tool,
+            Err(error) => return Answer::Error(error),
         };
         if !tool.access().allows(self.principal) {
             // PRODUCT §3: a tool outside the token's scopes gets HTTP 403 so the client can step
@@ -403,9 +422,14 @@ impl Dispatch<'_> {
             trace.outcome = "forbidden";
             return Answer::Forbidden;
         }
+        let arguments = match params.remove("arguments") {
+            Some(args @ Value::Object(_)) => args,
+            _ => Value::Object(Map::new()),
+        };
+        let name = tool.name();
         let structured_content = self.version.has_structured_content();
         let call = ToolCall {
-            tool: name.clone(),
+            tool: name.to_owned(),
             arguments,
             principal: self.principal.clone(),
             request_id: self.request_id.to_owned(),
@@ -413,7 +437,7 @@ impl Dispatch<'_> {
         };
         let answer = match self.backend.call_tool(call).await {
             Ok(answer) => answer,
-            Err(detail) => ToolOutcome::refusal(&tools::Refusal::Internal(detail), &name, self.request_id)
+            Err(detail) => ToolOutcome::refusal(&tools::Refusal::Internal(detail), name, self.request_id)
                 .into_answer(structured_content),
         };
         trace.outcome = match answer.outcome {
@@ -428,6 +452,30 @@ impl Dispatch<'_> {
         }
         Answer::Result(answer.result)
     }
+}
+
+/// Pagination (MCP-CONFORMANCE TL-01, R-03): every list here is one page, so any cursor is one
+/// this server never issued, which is -32602.
+fn has_cursor(params: &Map<String, Value>) -> bool {
+    params.get("cursor").is_some_and(|c| !c.is_null())
+}
+
+/// The tool a `tools/call` names, when its params are well formed; otherwise the -32602 error
+/// (tools §error-handling, MCP-CONFORMANCE TL-12: a missing name, arguments that are not an
+/// object, an unknown tool). Shared by the call and the batch's access check, so both judge a
+/// request alike.
+fn requested_tool(params: &Map<String, Value>) -> Result<&'static dyn tools::DynTool, RpcError> {
+    let invalid = |message: &str| RpcError::new(jsonrpc::INVALID_PARAMS, message);
+    let Some(Value::String(name)) = params.get("name") else {
+        return Err(invalid("Invalid params: name (a string) is required"));
+    };
+    if !matches!(params.get("arguments"), None | Some(Value::Null | Value::Object(_))) {
+        return Err(invalid("Invalid params: arguments must be an object"));
+    }
+    // Tools §error-handling: an unknown tool is a protocol error.
+    tools::find(name).ok_or_else(|| {
+        RpcError::new(jsonrpc::INVALID_PARAMS, format!("Unknown tool: {}", truncate(name, 64)))
+    })
 }
 
 /// Fills the per-isolate caches of `initialize` and `tools/list` for the current protocol

@@ -110,33 +110,37 @@ pub fn resource_templates_list() -> Value {
     }] })
 }
 
-/// `resources/read` of the current card's URI, serialised once per isolate for each shape
-/// (with or without `_meta`): the card is about 90 KB, and hosts read it for every connection.
-/// Other card URIs are answered by [`resource_read`], uncached, since they echo what the client
-/// sent.
-pub fn card_read_json(version: Version) -> Rc<str> {
+/// `resources/read` of the current card's URI, serialised once per isolate: the card is about
+/// 90 KB, and hosts read it for every connection. It is the same for every version (see
+/// [`resource_read`]). Other card URIs are answered by [`resource_read`], uncached, since they
+/// echo what the client sent.
+pub fn card_read_json() -> Rc<str> {
     thread_local! {
-        static CACHE: RefCell<[Option<Rc<str>>; 2]> = const { RefCell::new([None, None]) };
+        static CACHE: RefCell<Option<Rc<str>>> = const { RefCell::new(None) };
     }
     CACHE.with(|cache| {
         let mut cache = cache.borrow_mut();
-        let slot = &mut cache[usize::from(version.has_structured_content())];
-        Rc::clone(slot.get_or_insert_with(|| {
-            resource_read(card::resource_uri(), version).unwrap_or_default().to_string().into()
+        Rc::clone(cache.get_or_insert_with(|| {
+            resource_read(card::resource_uri()).unwrap_or_default().to_string().into()
         }))
     })
 }
 
 /// `resources/read` for a card URI; `None` for any other URI.
-pub fn resource_read(uri: &str, version: Version) -> Option<Value> {
+pub fn resource_read(uri: &str) -> Option<Value> {
     if !card::is_card_uri(uri) {
         return None;
     }
-    let mut contents = json!({ "uri": uri, "mimeType": card::MIME_TYPE, "text": card::HTML });
-    if version.has_structured_content() {
-        // MCP Apps §UI resource metadata: set on the content item; the card needs no network,
-        // so no CSP domains are declared and the host's restrictive default applies.
-        contents["_meta"] = json!({ "ui": { "prefersBorder": true } });
-    }
+    // MCP Apps §UI resource metadata: set on the content item; the card needs no network, so no
+    // CSP domains are declared and the host's restrictive default applies. On every version,
+    // like the tools' `_meta.ui` (MCP-CONFORMANCE TL-06, APP-NEG-1): MCP Apps hosts may
+    // negotiate a version before 2025-06-18 (or send no version header), and every version's
+    // schema lets `ResourceContents` carry extra members (§0), so older clients ignore it.
+    let contents = json!({
+        "uri": uri,
+        "mimeType": card::MIME_TYPE,
+        "text": card::HTML,
+        "_meta": { "ui": { "prefersBorder": true } },
+    });
     Some(json!({ "contents": [contents] }))
 }

@@ -340,9 +340,9 @@ impl<T: Tool> DynTool for T {
     // Only decoding the input, running the handler and encoding the output depend on `T`; the
     // rest is in non-generic helpers, so that it exists once in the Worker rather than once per
     // tool (38 copies).
-    fn call<'a>(&'a self, cx: &'a ToolCx<'a>, arguments: Value) -> LocalBoxFuture<'a, ToolOutcome> {
+    fn call<'a>(&'a self, cx: &'a ToolCx<'a>, mut arguments: Value) -> LocalBoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
-            let input = check_arguments(self, &arguments).and_then(|()| {
+            let input = check_arguments(self, &mut arguments).and_then(|()| {
                 crate::json::from_value::<T::Input>(arguments)
                     .map_err(|e| Refusal::InvalidArguments(e.to_string()))
             });
@@ -360,8 +360,9 @@ impl<T: Tool> DynTool for T {
 
 /// MCP 2025-11-25 (SEP-1303): input validation errors are tool results with `isError`, so the
 /// model can correct itself. The arguments are checked against the very schema `tools/list`
-/// shows, parsed once per isolate and tool.
-fn check_arguments(tool: &dyn DynTool, arguments: &Value) -> Result<(), Refusal> {
+/// shows, parsed once per isolate and tool, and left as serde should decode them (whole numbers
+/// where the schema says integer: [`schema::validate_arguments`]).
+fn check_arguments(tool: &dyn DynTool, arguments: &mut Value) -> Result<(), Refusal> {
     use std::cell::RefCell;
     use std::collections::HashMap;
     use std::rc::Rc;
@@ -381,7 +382,7 @@ fn check_arguments(tool: &dyn DynTool, arguments: &Value) -> Result<(), Refusal>
             schema
         }
     };
-    schema::validate(&schema, arguments).map_err(Refusal::InvalidArguments)
+    schema::validate_arguments(&schema, arguments).map_err(Refusal::InvalidArguments)
 }
 
 /// The outcome of a call: the reply with its data, or the refusal.

@@ -168,7 +168,14 @@ pub fn kinds(output_schema: &Value) -> Vec<String> {
 
 /// Checks `value` against `schema`; the error names the offending field and says what is wrong.
 pub fn validate(schema: &Value, value: &Value) -> Result<(), String> {
-    check(schema, value, "")
+    check(schema, &mut value.clone(), "")
+}
+
+/// Checks a tool's arguments against its input schema, as [`validate`], and writes each whole
+/// number that stands where the schema wants an integer (`5.0`, `5e0`) as that integer, so that
+/// serde, which decodes no float into an integer field, then takes what the schema accepted.
+pub fn validate_arguments(schema: &Value, arguments: &mut Value) -> Result<(), String> {
+    check(schema, arguments, "")
 }
 
 fn at(path: &str) -> String {
@@ -200,7 +207,23 @@ fn has_type(value: &Value, ty: &str) -> bool {
     }
 }
 
-fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
+/// The integer a whole-number float equals: JSON Schema 2020-12 counts any number with a zero
+/// fractional part as an integer (Validation §6.1.1), so `5.0` and `5e0` are. `None` for a
+/// fraction, and beyond what `i64`/`u64` hold, which no integer field here can take anyway.
+fn whole_number(value: &Value) -> Option<Value> {
+    let x = value.as_f64()?;
+    if x.fract() != 0.0 {
+        None
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&x) {
+        Some(Value::from(x as i64))
+    } else if (0.0..18_446_744_073_709_551_616.0).contains(&x) {
+        Some(Value::from(x as u64))
+    } else {
+        None
+    }
+}
+
+fn check(schema: &Value, value: &mut Value, path: &str) -> Result<(), String> {
     let Some(schema) = schema.as_object() else { return Ok(()) };
     if let Some(ty) = schema.get("type") {
         let types: Vec<&str> = match ty {
@@ -209,8 +232,20 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
             _ => vec![],
         };
         if !types.iter().any(|t| has_type(value, t)) {
-            let expected = types.iter().filter(|t| **t != "null").copied().collect::<Vec<_>>().join(" or ");
-            return Err(format!("{} must be {}, not {}", at(path), article(&expected), type_name(value)));
+            match whole_number(value) {
+                // Before `enum`, `const` and the bounds below, which then see the integer too.
+                Some(integer) if types.contains(&"integer") => *value = integer,
+                _ => {
+                    let expected =
+                        types.iter().filter(|t| **t != "null").copied().collect::<Vec<_>>().join(" or ");
+                    return Err(format!(
+                        "{} must be {}, not {}",
+                        at(path),
+                        article(&expected),
+                        type_name(value)
+                    ));
+                }
+            }
         }
     }
     if let Some(Value::Array(options)) = schema.get("enum")
@@ -281,16 +316,17 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
             {
                 return Err(format!("{} has {} items, {max} at most", at(path), items.len()));
             }
+            // The items first, so that `[5, 5.0]` compares as the integers both are.
+            if let Some(item_schema) = schema.get("items") {
+                for (i, item) in items.iter_mut().enumerate() {
+                    check(item_schema, item, &format!("{path}[{i}]"))?;
+                }
+            }
             if schema.get("uniqueItems") == Some(&Value::Bool(true)) {
                 for (i, item) in items.iter().enumerate() {
                     if items[..i].contains(item) {
                         return Err(format!("{} lists {item} twice", at(path)));
                     }
-                }
-            }
-            if let Some(item_schema) = schema.get("items") {
-                for (i, item) in items.iter().enumerate() {
-                    check(item_schema, item, &format!("{path}[{i}]"))?;
                 }
             }
         }
@@ -300,7 +336,11 @@ fn check(schema: &Value, value: &Value, path: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn check_object(schema: &Map<String, Value>, object: &Map<String, Value>, path: &str) -> Result<(), String> {
+fn check_object(
+    schema: &Map<String, Value>,
+    object: &mut Map<String, Value>,
+    path: &str,
+) -> Result<(), String> {
     let empty = Map::new();
     let properties = schema.get("properties").and_then(Value::as_object).unwrap_or(&empty);
     let child = |key: &str| if path.is_empty() { key.to_owned() } else { format!("{path}.{key}") };
@@ -311,7 +351,7 @@ fn check_object(schema: &Map<String, Value>, object: &Map<String, Value>, path: 
             }
         }
     }
-    for (key, value) in object {
+    for (key, value) in object.iter_mut() {
         match properties.get(key) {
             Some(property) => check(property, value, &child(key))?,
             None => match schema.get("additionalProperties") {
@@ -448,6 +488,42 @@ mod tests {
             "`tags` has 3 items, 2 at most"
         );
         assert_eq!(err(json!([1])), "the arguments must be an object, not an array");
+    }
+
+    /// JSON Schema 2020-12 (Validation §6.1.1) counts a number with no fractional part as an
+    /// integer, and serde then has to see it as one.
+    #[test]
+    fn whole_numbers_are_integers() {
+        let schema = input_schema::<Input>();
+        for text in
+            [r#"{"note":"a","count":5.0}"#, r#"{"note":"a","count":5e0}"#, r#"{"note":"a","count":0.5E1}"#]
+        {
+            let mut args: Value = serde_json::from_str(text).unwrap();
+            assert!(args["count"].is_f64() && validate(&schema, &args).is_ok(), "{text}");
+            validate_arguments(&schema, &mut args).unwrap();
+            assert!(args["count"].is_u64(), "{text}");
+            let input: Input = crate::json::from_value(args).unwrap();
+            assert_eq!(input.count, Some(5), "{text}");
+        }
+        let err = |v: Value| validate(&schema, &v).unwrap_err();
+        assert_eq!(err(json!({"note": "a", "count": 5.5})), "`count` must be an integer, not a number");
+        assert_eq!(err(json!({"note": "a", "count": 1e300})), "`count` must be an integer, not a number");
+        assert_eq!(err(json!({"note": "a", "count": 11.0})), "`count` must be at most 10");
+        assert_eq!(err(json!({"note": "a", "count": 0.0})), "`count` must be at least 1");
+        // Anywhere in the arguments, before `enum` and `uniqueItems` compare them.
+        let schema = json!({"type": "object", "properties": {
+            "n": {"type": ["integer", "null"], "enum": [-3, 0, 2, null]},
+            "list": {"type": "array", "items": {"type": "integer"}, "uniqueItems": true},
+            "x": {"type": "number"},
+        }});
+        let mut args = json!({"n": -3.0, "list": [2.0, 9_007_199_254_740_992.0], "x": 1.0});
+        validate_arguments(&schema, &mut args).unwrap();
+        assert_eq!(args, json!({"n": -3, "list": [2, 9_007_199_254_740_992_u64], "x": 1.0}));
+        assert!(args["n"].is_i64() && args["x"].is_f64(), "a number stays as it came");
+        let mut zero = json!({"n": -0.0});
+        validate_arguments(&schema, &mut zero).unwrap();
+        assert_eq!(zero, json!({"n": 0}));
+        assert_eq!(validate(&schema, &json!({"list": [5, 5.0]})).unwrap_err(), "`list` lists 5 twice");
     }
 
     #[test]

@@ -187,6 +187,36 @@ test("a 2025-03-26 batch containing initialize is refused whole, and none of it 
   assert.deepEqual(await notes(), ["batched"]);
 });
 
+test("a 2025-03-26 batch with a tool call the token may not make is a 403, and none of it runs", async () => {
+  // An acting token from a client other than the Claude app may not call decide_approval. The 403
+  // discards the batch's answers, so the remember before it must not have run: a client that
+  // steps up and retries would otherwise save the note twice.
+  const token = worker.token({ sub: "batch-scope@example.com", scope: "mcp mcp:act" });
+  const headers = { "mcp-protocol-version": "2025-03-26" };
+  const remember = rpc("tools/call", { name: "remember", arguments: { note: "stepped", topic: "stepped" } }, 1);
+  const decide = rpc("tools/call", { name: "decide_approval", arguments: {} }, 2);
+  const refused = await post(worker, [remember, rpc("ping", undefined, 3), decide], { token, headers });
+  assert.equal(refused.status, 403);
+  assert.match(refused.headers.get("www-authenticate"), /error="insufficient_scope"/);
+  const r = await post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), { token, headers });
+  assert.deepEqual(JSON.parse(r.json.result.content[1].text).memories, [], "the batch's remember did not run");
+});
+
+test("whole-number floats are integer arguments (JSON Schema 2020-12)", async () => {
+  // Raw text: JSON.stringify would write 5.0 as 5.
+  const token = worker.token({ sub: "floats@example.com" });
+  const headers = { "mcp-protocol-version": "2025-11-25" };
+  const call = (name, args) =>
+    post(worker, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`, { token, headers });
+  const replies = (await call("list_replies", '{"limit":5.0}')).json.result;
+  assert.doesNotMatch(replies.content[0].text, /integer/, "the handler ran: no campaign yet");
+  const sized = (await call("size_sending_capacity", '{"volume":3000.0,"unit":"emails_per_month","steps":3e0}')).json.result;
+  assert.equal(sized.isError, false, sized.content[0].text);
+  const half = (await call("list_replies", '{"limit":5.5}')).json.result;
+  assert.equal(half.isError, true);
+  assert.match(half.content[0].text, /`limit` must be an integer/);
+});
+
 test("refusals: schema-invalid arguments are isError results that say what to fix", async () => {
   const client = await connect(worker);
   const cases = [
@@ -247,6 +277,33 @@ test("resources: the card is listed and readable under any card version", async 
   const templates = await client.listResourceTemplates();
   assert.equal(templates.resourceTemplates[0].uriTemplate, "ui://vibesell/card-{version}");
   await client.close();
+  // MCP Apps hosts may negotiate an older version, or send no version header: the card's
+  // `_meta.ui` is there for them too, as the tools' is.
+  for (const v of [undefined, "2024-11-05", "2025-03-26", "2025-11-25"]) {
+    const r = await post(worker, rpc("resources/read", { uri: card.uri }), { headers: { "mcp-protocol-version": v } });
+    assert.equal(r.json.result.contents[0]._meta?.ui?.prefersBorder, true, `${v}`);
+  }
+  // Every list has one page: a cursor is one the server never issued.
+  for (const method of ["tools/list", "resources/list", "resources/templates/list"]) {
+    const r = await post(worker, rpc(method, { cursor: "abc" }));
+    assert.equal(r.json.error.code, -32602, method);
+  }
+});
+
+test("initialize needs a clientInfo with a string name and version", async () => {
+  for (const clientInfo of [{}, { name: 5, version: "1" }, { name: "x" }, "x"]) {
+    const r = await post(worker, rpc("initialize", { ...INIT_PARAMS(), clientInfo }));
+    assert.equal(r.status, 200);
+    assert.equal(r.json.error.code, -32602, JSON.stringify(clientInfo));
+  }
+});
+
+test("error responses are acknowledged with 202, with or without an id", async () => {
+  const error = { code: -32700, message: "Parse error" };
+  for (const body of [{ jsonrpc: "2.0", error }, { jsonrpc: "2.0", id: null, error }, { jsonrpc: "2.0", id: 4, error }]) {
+    const r = await post(worker, body, { headers: { "mcp-protocol-version": "2025-11-25" } });
+    assert.equal(r.status, 202, JSON.stringify(body));
+  }
 });
 
 test("one structured log line per request, with no token in it", async () => {
