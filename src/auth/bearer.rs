@@ -173,6 +173,37 @@ mod tests {
         assert!(wire.www_authenticate.contains("resource_metadata="));
     }
 
+    /// RFC 6750 §3: `error_description` holds only %x20-21 / %x23-5B / %x5D-7E, in the header
+    /// and the body, whatever the request held.
+    #[test]
+    fn error_descriptions_keep_to_the_allowed_characters() {
+        let config = test_config();
+        let token = test_token(ScopeSet::FULL, false);
+        let mut errors: Vec<AuthError> = ["Bearer \"é\\", "Basic x", "Bearer abc.def.ghi", "Bearer \u{202e}"]
+            .iter()
+            .map(|h| authenticate(&config, &[h], None, NOW_MS).unwrap_err())
+            .collect();
+        errors.push(authenticate(&config, &["Bearer a", "Bearer b"], None, NOW_MS).unwrap_err());
+        errors.push(
+            authenticate(&config, &[&format!("Bearer {token}")], Some("access_token=\""), NOW_MS)
+                .unwrap_err(),
+        );
+        errors.extend([AuthError::Missing, AuthError::InsufficientScope]);
+        for err in errors {
+            let wire = err.to_wire(&config);
+            let body: serde_json::Value = serde_json::from_str(&wire.body).unwrap();
+            let description = body["error_description"].as_str().unwrap();
+            let allowed = |c: char| matches!(c, '\x20'..='\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e');
+            assert!(description.chars().all(allowed), "{err:?}: {description:?}");
+            if err != AuthError::Missing {
+                assert!(
+                    wire.www_authenticate.contains(&format!("error_description=\"{description}\"")),
+                    "{err:?}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn insufficient_scope_names_every_scope() {
         let wire = AuthError::InsufficientScope.to_wire(&test_config());

@@ -56,14 +56,16 @@ impl ScopeSet {
     pub const READ: ScopeSet = ScopeSet { read: true, act: false };
 
     /// Parses a space-separated scope string; unknown scopes are an error so that nothing is
-    /// silently dropped (RFC 6749 §3.3).
+    /// silently dropped (RFC 6749 §3.3). The error does not quote the scope: it becomes an
+    /// `error_description`, which must not echo the client's text nor hold `"` or `\`
+    /// (RFC 6749 §5.2, §4.1.2.1).
     pub fn parse(s: &str) -> Result<ScopeSet, String> {
         let mut set = ScopeSet::default();
         for word in s.split(' ').filter(|w| !w.is_empty()) {
             match Scope::parse(word) {
                 Some(Scope::Read) => set.read = true,
                 Some(Scope::Act) => set.act = true,
-                None => return Err(format!("unknown scope {word:?}")),
+                None => return Err("unknown scope".into()),
             }
         }
         Ok(set)
@@ -123,6 +125,11 @@ mod tests {
         assert_eq!(ScopeSet::parse("mcp").unwrap(), ScopeSet::READ);
         assert_eq!(ScopeSet::parse("").unwrap(), ScopeSet::default());
         assert!(ScopeSet::parse("mcp admin").is_err());
+        let e = ScopeSet::parse("mcp \"<b>x\\").unwrap_err();
+        assert!(
+            !e.contains('x') && !e.contains('"') && !e.contains('\\'),
+            "the client's text is not echoed: {e}"
+        );
         assert_eq!(ScopeSet::FULL.to_wire(), ALL_SCOPES);
         assert_eq!(ScopeSet::READ.to_wire(), "mcp");
     }

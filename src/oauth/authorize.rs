@@ -3,9 +3,9 @@
 //! The client and its redirect URI are checked first; until both are known good, every problem
 //! is shown on our own page and nothing is redirected (RFC 6749 §4.1.2.1). After that, errors go
 //! back to the client with `error`, `state` and `iss` — automatically when the redirect URI is
-//! one we trust (loopback, the Claude app's origins, or the origin of a client metadata
-//! document's own URL), otherwise through a page with a link, so that a client anyone can
-//! register cannot use this server as an open redirector (RFC 9700 §4.11.2).
+//! one we trust (loopback or the Claude app's origins, for registered and metadata document
+//! clients alike), otherwise through a page with a link, so that a client anyone can register
+//! or publish cannot use this server as an open redirector (RFC 9700 §4.11.2).
 //!
 //! A valid request is stored in an `OAuthState` object behind a single-use handle, bound to the
 //! browser's `__Host-vs_browser` cookie, and the browser goes to the consent page with the
@@ -112,8 +112,10 @@ pub fn requested_scope(raw: Option<&str>, client: &Client) -> Result<ScopeSet, O
     if !asked.read && !asked.act {
         return Err(OAuthError::new(ErrorCode::InvalidScope, "Ask for mcp, or mcp and mcp:act."));
     }
+    // Against what the registration implies, not its words: a client registered for `mcp:act`
+    // may ask for `mcp` alone (acting implies reading, `ScopeSet::implied`, as on refresh).
     if let Some(registered) = registered
-        && !registered.covers(asked)
+        && !registered.implied().covers(asked)
     {
         return Err(OAuthError::new(
             ErrorCode::InvalidScope,
@@ -162,14 +164,14 @@ pub fn error_to_client(
     }
 }
 
-/// Whether errors may go back to this redirect URI without the user clicking.
-fn trusted(client: &Client, redirect_uri: &str, config: &Config) -> bool {
-    let origin = redirect::origin(redirect_uri);
+/// Whether errors may go back to this redirect URI without the user clicking: a loopback URI
+/// (the user's own computer) or one of the Claude app's origins, whatever the client. Not the
+/// origin of a metadata document's URL: anyone can publish one naming a redirect URI on their
+/// own site, exactly as anyone can register one, and an automatic error redirect there would
+/// make this server an open redirector (RFC 9700 §4.11.2).
+fn trusted(redirect_uri: &str, config: &Config) -> bool {
     redirect::is_loopback_uri(redirect_uri)
-        || origin.as_ref().is_some_and(|o| config.app_origins.contains(o))
-        || (client.source == Source::Cimd
-            && origin.is_some()
-            && origin == redirect::origin(&client.client_id))
+        || redirect::origin(redirect_uri).is_some_and(|o| config.app_origins.contains(&o))
 }
 
 /// Handles `GET /v1/oauth/authorize`.
@@ -216,6 +218,7 @@ pub async fn handle(
         platform.outbound(),
         client_id,
         platform.now_ms(),
+        true,
     )
     .await
     {
@@ -233,6 +236,8 @@ pub async fn handle(
             trace.detail = e.log.clone();
             return local_error(400, "invalid_client", "This app cannot connect", &e.description, trace);
         }
+        // Storage, or a metadata document that could not be fetched just now (`cimd.rs`): a
+        // page saying to try again, not that the app cannot connect.
         Err(e) => {
             trace.detail = e.log;
             return local_error(
@@ -282,7 +287,7 @@ pub async fn handle(
     };
     // 3. Everything else goes back to the client.
     let state = query.get("state").ok().flatten().map(str::to_owned);
-    let trusted = trusted(&client, &redirect_uri, config);
+    let trusted = trusted(&redirect_uri, config);
     let back = |e: OAuthError, trace: &mut Trace| {
         error_to_client(&e, &redirect_uri, state.as_deref(), trusted, config, trace)
     };

@@ -13,6 +13,12 @@
 //!
 //! A valid document is cached in KV `cimd:<sha256(url)>` for its `max-age` (60 s to a day, an
 //! hour when unspecified; `no-store` is not cached).
+//!
+//! A fetch that fails for a moment (network error, timeout, HTTP 5xx or 429) is
+//! `temporarily_unavailable` (503 at the token and revocation endpoints, a "try again" page at
+//! `/authorize`), never `invalid_client`: on `invalid_client` MCP clients drop their tokens and
+//! register again (RFC 6749 §5.2 makes it a client authentication failure). A document that
+//! answers otherwise, or is not a valid document, is `invalid_client`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -153,10 +159,25 @@ pub async fn client(
         .timeout(FETCH_TIMEOUT_MS)
         .no_redirects()
         .max_body(MAX_DOCUMENT_BYTES);
-    let response =
-        outbound.fetch(request).await.map_err(|e| refused("it could not be fetched").logged(e.0))?;
+    let response = outbound.fetch(request).await.map_err(|e| {
+        // A body over the limit is the document's fault (`Outbound` implementations fail with
+        // "body larger than …" / "body too large"); any other failure (network, timeout) may
+        // pass.
+        if e.0.contains("large") {
+            refused("it is larger than 5 KiB").logged(e.0)
+        } else {
+            OAuthError::unavailable(e.0)
+        }
+    })?;
     if response.status != 200 {
-        return Err(refused(format!("fetching it answered HTTP {}", response.status)));
+        let why = format!("fetching it answered HTTP {}", response.status);
+        // RFC 9110 §15.6: the server failed, or (RFC 6585 §4) asks us to slow down; the document
+        // may be fine a moment later. Any other answer is the publisher's.
+        return Err(if response.status == 429 || response.status >= 500 {
+            OAuthError::unavailable(why)
+        } else {
+            refused(why)
+        });
     }
     let client = parse_document(client_id, &response.body, now_ms)?;
     if let Some(ttl) = cache_secs(response.header("cache-control"))

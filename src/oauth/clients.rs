@@ -306,7 +306,7 @@ pub fn validate_metadata(doc: &Map<String, Value>, for_cimd: bool) -> Result<Met
     }
     let response_types = string_list(doc, "response_types")?.unwrap_or_else(|| vec!["code".into()]);
     if response_types.is_empty() || response_types.iter().any(|r| r != "code") {
-        return Err(invalid("response_types must be [\"code\"]."));
+        return Err(invalid("response_types must be code."));
     }
     let scope = text_field(doc, "scope", 200)?;
     if let Some(scope) = &scope {
@@ -365,7 +365,8 @@ pub fn fallback_object(client_id: &str) -> String {
 }
 
 /// Stores a new registration: the fallback copy first (which also settles concurrent identical
-/// registrations on one record), then KV. Answers the stored record.
+/// registrations on one record, and answers the record already there when a registration is
+/// retried after its KV write failed), then KV. Answers the stored record.
 pub async fn store(
     kv: &dyn Kv,
     objects: &dyn AuthObjects,
@@ -398,6 +399,12 @@ pub async fn store(
 /// Finds a client by id: KV, then the fallback copy; or, for an https client id, its metadata
 /// document (cached). `Ok(None)` for an unknown client; `Err` only when storage or the network
 /// failed, or a metadata document is invalid.
+///
+/// Without `with_fallback` only KV is asked: a registration of known metadata answers 201 with
+/// the record found, so it must be one in KV. A client only in the fallback copy (KV lags, or
+/// its write failed when the client registered: `store` answered 503 but the copy stays) is
+/// then registered again, and `store` writes the copy's record to KV; otherwise the client
+/// would vanish with the copy after a day.
 pub fn find<'a>(
     config: &'a Config,
     kv: &'a dyn Kv,
@@ -405,9 +412,10 @@ pub fn find<'a>(
     outbound: &'a dyn Outbound,
     client_id: &'a str,
     now_ms: i64,
+    with_fallback: bool,
 ) -> LocalBoxFuture<'a, Result<Option<Client>, OAuthError>> {
     // Boxed: called from four endpoints, compiled once (wasm size).
-    Box::pin(find_client(config, kv, objects, outbound, client_id, now_ms))
+    Box::pin(find_client(config, kv, objects, outbound, client_id, now_ms, with_fallback))
 }
 
 async fn find_client(
@@ -417,6 +425,7 @@ async fn find_client(
     outbound: &dyn Outbound,
     client_id: &str,
     now_ms: i64,
+    with_fallback: bool,
 ) -> Result<Option<Client>, OAuthError> {
     if client_id.starts_with("https://") || client_id.starts_with("http://") {
         return cimd::client(config, kv, outbound, client_id, now_ms).await.map(Some);
@@ -428,19 +437,23 @@ async fn find_client(
         return Ok(Some(client));
     }
     let decode = |doc: &str| {
-        let client = crate::json::decode::<Client>(doc)
-            .map_err(|e| OAuthError::unavailable(format!("client record: {e}")))?;
-        remember(&client, now_ms);
-        Ok(Some(client))
+        crate::json::decode::<Client>(doc).map_err(|e| OAuthError::unavailable(format!("client record: {e}")))
     };
     match kv.get(kv_key(client_id)).await {
-        Ok(Some(doc)) => return decode(&doc),
+        // The isolate keeps only records read from KV: a registration must not take one found
+        // in the fallback copy alone for one in KV (see above).
+        Ok(Some(doc)) => {
+            let client = decode(&doc)?;
+            remember(&client, now_ms);
+            return Ok(Some(client));
+        }
+        Ok(None) if !with_fallback => return Ok(None),
         Ok(None) => {}
         Err(e) => return Err(OAuthError::unavailable(e.to_string())),
     }
     let op = StateOp::Peek { kind: EntryKind::Client, key: client_id.to_owned(), binding: String::new() };
     match objects.state(fallback_object(client_id), op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => decode(&doc),
+        Ok(StateReply::Doc { doc: Some(doc) }) => decode(&doc).map(Some),
         Ok(_) => Ok(None),
         Err(e) => Err(OAuthError::unavailable(format!("client fallback: {e}"))),
     }
@@ -560,10 +573,17 @@ pub async fn authenticated(
 ) -> Result<Client, OAuthError> {
     let presented = presented(req, form)?;
     let now_ms = platform.now_ms();
-    let client =
-        find(config, platform.kv(), platform.objects(), platform.outbound(), &presented.client_id, now_ms)
-            .await?
-            .ok_or_else(|| OAuthError::client("Unknown client: register again.").logged("unknown client"))?;
+    let client = find(
+        config,
+        platform.kv(),
+        platform.objects(),
+        platform.outbound(),
+        &presented.client_id,
+        now_ms,
+        true,
+    )
+    .await?
+    .ok_or_else(|| OAuthError::client("Unknown client: register again.").logged("unknown client"))?;
     authenticate(&client, &presented)?;
     Ok(client)
 }
@@ -734,6 +754,7 @@ mod tests {
                 p.outbound(),
                 &client.client_id,
                 p.now_ms(),
+                true,
             ))
         };
         crate::testing::block_on(store(p.kv(), p.objects(), client.clone(), p.now_ms())).unwrap();
@@ -745,6 +766,60 @@ mod tests {
         assert!(find_now(&p).is_err(), "past its time the copy is not used");
         p.kv_down.set(false);
         assert_eq!(find_now(&p).unwrap(), Some(client));
+    }
+
+    /// A KV whose reads work and whose writes fail.
+    struct WritesFail<'a>(&'a crate::testing::TestPlatform);
+
+    impl Kv for WritesFail<'_> {
+        fn get(&self, key: String) -> LocalBoxFuture<'_, Result<Option<String>, crate::kv::KvError>> {
+            self.0.get(key)
+        }
+        fn put(&self, _: String, _: String, _: u32) -> LocalBoxFuture<'_, Result<(), crate::kv::KvError>> {
+            Box::pin(async { Err(crate::kv::KvError("write failed".into())) })
+        }
+        fn delete(&self, key: String) -> LocalBoxFuture<'_, Result<(), crate::kv::KvError>> {
+            self.0.delete(key)
+        }
+    }
+
+    /// `store` writes the fallback copy, then KV; when KV fails the registration is a 503 and
+    /// the client is in the copy only, which is purged after a day. A registration looks in KV
+    /// only, so the retry stores again, and gets the copy's record into KV.
+    #[test]
+    fn a_retried_registration_gets_the_fallback_copy_into_kv() {
+        use crate::http::Platform;
+        use crate::testing::block_on;
+        let p = crate::testing::TestPlatform::new();
+        let config = crate::testing::test_config();
+        let metadata = meta(json!({"redirect_uris": ["https://example.com/cb"], "token_endpoint_auth_method": "none", "client_name": "fallback only"})).unwrap();
+        let client = Client {
+            client_id: public_client_id(&metadata),
+            metadata,
+            client_id_issued_at: 0,
+            secret_hash: None,
+            source: Source::Dcr,
+            stored_at: p.now_ms(),
+        };
+        let id = client.client_id.as_str();
+        let e = block_on(store(&WritesFail(&p), p.objects(), client.clone(), p.now_ms())).unwrap_err();
+        assert_eq!(e.code, ErrorCode::TemporarilyUnavailable);
+        assert_eq!(p.kv_value(&kv_key(id)), None);
+        let find_with = |with_fallback| {
+            block_on(find(&config, p.kv(), p.objects(), p.outbound(), id, p.now_ms(), with_fallback))
+        };
+        assert_eq!(find_with(true).unwrap(), Some(client.clone()), "the copy answers lookups");
+        assert_eq!(find_with(false).unwrap(), None, "but not a registration's");
+        p.advance(1_000);
+        let again = Client { client_id_issued_at: 1, stored_at: p.now_ms(), ..client.clone() };
+        assert_eq!(
+            block_on(store(p.kv(), p.objects(), again, p.now_ms())).unwrap(),
+            client,
+            "the copy's record"
+        );
+        assert!(p.kv_value(&kv_key(id)).is_some(), "now in KV");
+        p.advance(FALLBACK_TTL_MS);
+        assert_eq!(find_with(false).unwrap(), Some(client), "from KV once the copy is gone");
     }
 
     #[test]

@@ -82,16 +82,21 @@ pub struct OAuthError {
     pub code: ErrorCode,
     /// What the client did wrong or should do, safe to show.
     pub description: String,
-    /// For 429: seconds to wait.
+    /// For 429 and 503: seconds to wait (`Retry-After`, RFC 9110 §10.2.3).
     pub retry_after_secs: Option<u32>,
     /// Internal detail, never sent.
     pub log: Option<String>,
 }
 
 impl OAuthError {
-    /// An error with a description.
+    /// An error with a description. RFC 6749 §5.2 and §4.1.2.1 allow only `%x20-21 / %x23-5B /
+    /// %x5D-7E` in `error_description` (RFC 7591 §3.2.2 asks for ASCII text too): no `"`, no
+    /// `\`, nothing outside printable ASCII, so descriptions are fixed text of ours and never
+    /// echo the client's. Checked in debug builds, so every error any native test reaches is.
     pub fn new(code: ErrorCode, description: impl Into<String>) -> Self {
-        OAuthError { code, description: description.into(), retry_after_secs: None, log: None }
+        let description = description.into();
+        debug_assert!(description.chars().all(description_char), "error_description {description:?}");
+        OAuthError { code, description, retry_after_secs: None, log: None }
     }
 
     /// Shorthand for `invalid_request`.
@@ -109,14 +114,13 @@ impl OAuthError {
         OAuthError::new(ErrorCode::InvalidClient, description)
     }
 
-    /// A storage or network failure: 503 with the detail logged.
+    /// A storage or network failure (a client metadata document that cannot be fetched just
+    /// now, too): 503 with `Retry-After` (RFC 9110 §15.6.4, §10.2.3) and the detail logged.
     pub fn unavailable(detail: impl Into<String>) -> Self {
         OAuthError {
             log: Some(detail.into()),
-            ..OAuthError::new(
-                ErrorCode::TemporarilyUnavailable,
-                "A storage service is unavailable; try again.",
-            )
+            retry_after_secs: Some(30),
+            ..OAuthError::new(ErrorCode::TemporarilyUnavailable, "Briefly unavailable; try again shortly.")
         }
     }
 
@@ -164,6 +168,12 @@ impl OAuthError {
     }
 }
 
+/// Whether `c` may appear in an `error_description` (RFC 6749 §5.2: `%x20-21 / %x23-5B /
+/// %x5D-7E`).
+pub fn description_char(c: char) -> bool {
+    matches!(c, '\x20'..='\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -188,5 +198,17 @@ mod tests {
         let params = OAuthError::new(ErrorCode::AccessDenied, "No.").redirect_params(Some("s"), "http://i");
         assert_eq!(params.last().unwrap(), &("iss", "http://i".to_owned()));
         assert!(params.contains(&("state", "s".to_owned())));
+    }
+
+    /// RFC 6749 §5.2, §4.1.2.1: the allowed characters are printable ASCII but `"` and `\`,
+    /// and a description with others is a bug that debug builds (every native test) catch.
+    #[test]
+    fn descriptions_keep_to_the_allowed_characters() {
+        assert_eq!((' '..='~').filter(|c| description_char(*c)).count(), 93, "all but \" and \\");
+        for bad in ['"', '\\', '\n', '\u{e9}', '\u{202e}'] {
+            assert!(!description_char(bad), "{bad:?}");
+        }
+        let result = std::panic::catch_unwind(|| OAuthError::request("say \"hi\""));
+        assert_eq!(result.is_err(), cfg!(debug_assertions));
     }
 }

@@ -254,10 +254,17 @@ mod registration {
         let id = client["client_id"].as_str().unwrap();
         p.kv_lagging.set(true);
         let config = crate::testing::test_config();
-        let found =
-            crate::testing::block_on(crate::oauth::clients::find(&config, &p, &p, &p, id, p.now_ms.get()))
-                .unwrap()
-                .expect("found through the fallback object");
+        let found = crate::testing::block_on(crate::oauth::clients::find(
+            &config,
+            &p,
+            &p,
+            &p,
+            id,
+            p.now_ms.get(),
+            true,
+        ))
+        .unwrap()
+        .expect("found through the fallback object");
         assert_eq!(found.client_id, id);
         let unknown = crate::testing::block_on(crate::oauth::clients::find(
             &config,
@@ -266,6 +273,7 @@ mod registration {
             &p,
             "vsc_00000000000000000000000000000000",
             p.now_ms.get(),
+            true,
         ))
         .unwrap();
         assert!(unknown.is_none());
@@ -273,6 +281,50 @@ mod registration {
         p.kv_down.set(true);
         let r = register(&p, &public_client("http://127.0.0.1/elsewhere"));
         assert_error(&r, 503, "temporarily_unavailable");
+    }
+
+    /// What a registration whose KV write failed leaves (`store` writes the fallback copy first,
+    /// then KV, and answers 503 when KV fails): the client in the fallback copy only. The retry
+    /// looks in KV only, stores again, and so writes the copy's record to KV before its 201:
+    /// the copy is gone after a day.
+    #[test]
+    fn a_registration_whose_kv_write_failed_is_written_again_when_retried() {
+        let p = TestPlatform::new();
+        let mut body = public_client(LOOPBACK);
+        body["client_name"] = json!("KV write failed");
+        let first = json_of(&register(&p, &body));
+        let id = first["client_id"].as_str().unwrap().to_owned();
+        let key = format!("client:{id}");
+        crate::testing::block_on(crate::kv::Kv::delete(&p, key.clone())).unwrap();
+        assert!(p.kv_value(&key).is_none() && p.state_entries(&key) == 1);
+        p.advance(5_000);
+        let again = register(&p, &body);
+        assert_eq!(again.status, 201);
+        assert_eq!(json_of(&again), first, "the same record");
+        assert!(p.kv_value(&key).is_some(), "in KV before the 201");
+        p.advance(crate::oauth::clients::FALLBACK_TTL_MS);
+        assert_eq!(p.state_entries("client:"), 0, "the fallback copy is gone");
+        let r = Jar::default().get(&p, &authorize_url(&id, CALLBACK, &[]));
+        assert_eq!(r.status, 303, "{:?}", data_error(&r));
+    }
+
+    /// RFC 7591 §3: every registration request is counted before the client is looked up (a KV
+    /// read, and a Durable Object call when KV misses), in the address's large budget; known
+    /// metadata still does not spend the small budget of new clients.
+    #[test]
+    fn every_registration_is_counted_before_the_lookup() {
+        let mut config = crate::testing::test_config();
+        config.rate_limits.token_ip = crate::config::Limit { capacity: 2, window_secs: 60 };
+        config.rate_limits.register = crate::config::Limit { capacity: 1, window_secs: 3600 };
+        let p = TestPlatform::with_config(config);
+        let body = public_client("http://127.0.0.1/counted");
+        assert_eq!(register(&p, &body).status, 201);
+        assert_eq!(register(&p, &body).status, 201, "known metadata: not a new client");
+        // KV down: a lookup would be a 503; the budget refuses first.
+        p.kv_down.set(true);
+        let limited = register(&p, &body);
+        assert_error(&limited, 429, "too_many_requests");
+        assert_eq!(limited.header("retry-after"), Some("30"));
     }
 }
 
@@ -1873,12 +1925,6 @@ mod cimd_clients {
             Some("invalid_client")
         );
         let p = TestPlatform::new();
-        p.network.serve(CLIENT, |_| Err(crate::outbound::OutboundError("timed out".into())));
-        assert_eq!(
-            data_error(&Jar::default().get(&p, &authorize_url(CLIENT, CALLBACK, &[]))).as_deref(),
-            Some("invalid_client")
-        );
-        let p = TestPlatform::new();
         for private in [
             "https://127.0.0.1/x",
             "https://10.1.2.3/x",
@@ -1894,6 +1940,78 @@ mod cimd_clients {
         let t = exchange(&p, "https://10.1.2.3/x", "vsac_x", CALLBACK);
         assert_error(&t, 401, "invalid_client");
         assert!(p.network.requests.borrow().is_empty());
+    }
+
+    /// A fetch that fails for a moment (network, timeout, 5xx, 429) is not the client's fault:
+    /// `invalid_client` would make MCP clients drop their tokens and register again (RFC 6749
+    /// §5.2), so it is 503 `temporarily_unavailable` at the token and revocation endpoints and
+    /// a "try again" page at /authorize. What the publisher refuses (4xx) stays invalid_client.
+    #[test]
+    fn a_document_that_cannot_be_fetched_just_now_is_a_temporary_failure() {
+        use crate::outbound::{OutboundError, OutboundResponse};
+        let failures: Vec<Result<OutboundResponse, OutboundError>> = vec![
+            Err(OutboundError("timed out".into())),
+            Err(OutboundError("Network connection lost.".into())),
+            Ok(json_response(500, &json!({}))),
+            Ok(json_response(502, &json!({}))),
+            Ok(json_response(503, &json!({}))),
+            Ok(json_response(429, &json!({}))),
+        ];
+        for failure in failures {
+            let p = TestPlatform::new();
+            let answer = failure.clone();
+            p.network.serve(CLIENT, move |_| answer.clone());
+            let r = Jar::default().get(&p, &authorize_url(CLIENT, CALLBACK, &[]));
+            assert_eq!((r.status, data_error(&r).as_deref()), (503, Some("unavailable")), "{failure:?}");
+            assert!(r.header("location").is_none());
+            assert!(
+                html(&r).contains("Try again in a moment") && !html(&r).contains("cannot connect"),
+                "{}",
+                html(&r)
+            );
+            for answer in [
+                exchange(&p, CLIENT, "vsac_x", CALLBACK),
+                revoke_request(&p, &[("client_id", CLIENT), ("token", "x")]),
+            ] {
+                assert_error(&answer, 503, "temporarily_unavailable");
+                assert_eq!(answer.header("retry-after"), Some("30"), "{failure:?}");
+                assert!(answer.header("www-authenticate").is_none());
+            }
+            assert!(!p.kv_keys().iter().any(|k| k.starts_with("cimd:")), "nothing cached");
+        }
+        for status in [400, 401, 403, 404, 410] {
+            let p = TestPlatform::new();
+            p.network.serve(CLIENT, move |_| Ok(json_response(status, &doc())));
+            let r = Jar::default().get(&p, &authorize_url(CLIENT, CALLBACK, &[]));
+            assert_eq!((r.status, data_error(&r).as_deref()), (400, Some("invalid_client")), "{status}");
+            assert_error(&exchange(&p, CLIENT, "vsac_x", CALLBACK), 401, "invalid_client");
+        }
+    }
+
+    /// RFC 9700 §4.11.2: anyone can publish a metadata document naming a redirect URI on their
+    /// own site, so errors go there through a page with a link, as for a registered client;
+    /// loopback stays automatic for both.
+    #[test]
+    fn errors_are_not_bounced_to_the_documents_own_site() {
+        let p = TestPlatform::new();
+        let own = "https://client.example.com/oauth/callback";
+        serve(
+            &p,
+            json!({"client_id": CLIENT, "client_name": "Doc client", "redirect_uris": [own, "http://127.0.0.1/callback"]}),
+        );
+        let jar = Jar::default();
+        for (extra, code) in
+            [(("scope", "admin"), "invalid_scope"), (("response_type", "token"), "unsupported_response_type")]
+        {
+            let r = jar.get(&p, &authorize_url(CLIENT, own, &[extra]));
+            assert_eq!((r.status, data_error(&r).as_deref()), (400, Some(code)), "{}", html(&r));
+            assert!(r.header("location").is_none(), "not redirected");
+            let link = format!("href=\"{own}?error={code}");
+            assert!(html(&r).contains(&link), "{}", html(&r));
+        }
+        let r = jar.get(&p, &authorize_url(CLIENT, CALLBACK, &[("scope", "admin")]));
+        assert_eq!(r.status, 303);
+        assert!(location(&r).starts_with(CALLBACK));
     }
 }
 
@@ -2078,6 +2196,68 @@ mod limits_of_requests {
         let page =
             to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[("scope", "")]), "s@example.com");
         assert!(!html(&page).contains("value=\"act\""), "no scope asked: what it registered, read only");
+    }
+
+    /// Acting implies reading (`ScopeSet::implied`): a client registered for `mcp:act` alone may
+    /// ask for `mcp` alone, or both, but nothing else.
+    #[test]
+    fn a_client_registered_for_act_may_ask_for_read() {
+        let p = TestPlatform::new();
+        let mut body = public_client(LOOPBACK);
+        body["scope"] = json!("mcp:act");
+        let client_id = json_of(&register(&p, &body))["client_id"].as_str().unwrap().to_owned();
+        let jar = Jar::default();
+        let page =
+            to_consent(&p, &jar, &authorize_url(&client_id, CALLBACK, &[("scope", "mcp")]), "ao@example.com");
+        assert!(!html(&page).contains("value=\"act\""), "read only, as asked");
+        for scope in ["mcp mcp:act", "mcp:act", ""] {
+            let r = jar.get(&p, &authorize_url(&client_id, CALLBACK, &[("scope", scope)]));
+            assert!(location(&r).starts_with("/v1/oauth/consent?request="), "{scope}: {}", location(&r));
+        }
+        let r = jar.get(&p, &authorize_url(&client_id, CALLBACK, &[("scope", "mcp admin")]));
+        assert_eq!(param(&location(&r), "error").as_deref(), Some("invalid_scope"));
+    }
+
+    /// RFC 6749 §5.2 and §4.1.2.1: `error_description` holds only %x20-21 / %x23-5B / %x5D-7E
+    /// and never echoes the client's text, whatever the client sent.
+    #[test]
+    fn error_descriptions_keep_to_the_allowed_characters() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let hostile = "mcp \"<x>\\caf\u{e9}\u{202e}";
+        let mut answers = vec![
+            register(&p, &json!({"redirect_uris": ["http://127.0.0.1/cb"], "scope": hostile})),
+            register(&p, &json!({"redirect_uris": ["http://127.0.0.1/cb"], "response_types": ["token"]})),
+            register(&p, &json!({"redirect_uris": ["http://127.0.0.1/cb"], "client_name": "\u{202e}x"})),
+            register(&p, &json!({"redirect_uris": ["javascript:alert(\"x\")"]})),
+            register(&p, &json!({"redirect_uris": ["http://127.0.0.1/cb"], "grant_types": ["\"x\""]})),
+            refresh_for_scope(&p, &client_id, "vsrt_x", hostile),
+            token_request(&p, &[("grant_type", hostile), ("client_id", &client_id)], &[]),
+            token_request(&p, &[("grant_type", "authorization_code"), ("client_id", hostile)], &[]),
+            token_request(&p, &[("grant_type", "authorization_code"), ("client_id", &client_id)], &[]),
+            exchange(&p, &client_id, "vsac_\"x\"", CALLBACK),
+            revoke_request(&p, &[("client_id", hostile), ("token", "x")]),
+            revoke_request(&p, &[("client_id", &client_id)]),
+        ];
+        let jar = Jar::default();
+        for extra in [
+            ("scope", hostile),
+            ("response_type", hostile),
+            ("code_challenge", hostile),
+            ("code_challenge_method", hostile),
+            ("resource", hostile),
+        ] {
+            answers.push(jar.get(&p, &authorize_url(&client_id, CALLBACK, &[extra])));
+        }
+        for r in &answers {
+            let description = match r.header("location") {
+                Some(to) => param(to, "error_description"),
+                None => json_of(r)["error_description"].as_str().map(str::to_owned),
+            }
+            .unwrap_or_else(|| panic!("no error_description: {} {}", r.status, html(r)));
+            assert!(description.chars().all(crate::oauth::error::description_char), "{description:?}");
+            assert!(!description.contains("<x>") && !description.contains("caf"), "echoed: {description:?}");
+        }
     }
 
     #[test]

@@ -2,8 +2,10 @@
 //! `OAuthState` object `rl:<address>` (IPv6 addresses count per /64, the block one subscriber
 //! usually holds).
 //!
-//! What is counted: registrations that create a client (registering identical metadata again is
-//! free, since Claude does it for every new connection from a few shared addresses), token
+//! What is counted: every registration request before its client is looked up (`register_ip`,
+//! the size of `token_ip`), and registrations that create a client (`register`; registering
+//! identical metadata again does not spend it, since Claude does it for every new connection
+//! from a few shared addresses), token
 //! requests per user grant (the routing id in the code or refresh token), all token requests
 //! and all revocations (both before the client is authenticated, so that unknown clients, bad
 //! secrets and made-up grants are counted), and authorization requests and sign-in attempts. A

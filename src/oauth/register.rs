@@ -2,9 +2,11 @@
 //!
 //! Public clients (`token_endpoint_auth_method: none`, what Claude, Claude Code and the MCP SDK
 //! register) get an id derived from their metadata, so registering the same metadata again
-//! returns the same client with 201 and costs nothing. Confidential clients always get a new id
-//! and a new secret (stored hashed): returning an existing one would need its secret in clear,
-//! and rotating it would let anyone who knows the metadata lock the owner out.
+//! returns the same client with 201 and costs only the address's large budget of registration
+//! requests (`register_ip`), not its small one of new clients (`register`). Confidential
+//! clients always get a new id and a new secret (stored hashed): returning an existing one
+//! would need its secret in clear, and rotating it would let anyone who knows the metadata
+//! lock the owner out.
 
 use serde_json::Value;
 
@@ -51,6 +53,12 @@ async fn register(
     platform: &dyn Platform,
     trace: &mut Trace,
 ) -> Result<(Client, Option<String>), OAuthError> {
+    // Every registration request is counted first, before the lookup, which costs a KV read and
+    // a Durable Object call (RFC 7591 §3: registration requests may be rate limited against
+    // denial of service), in a budget the size of `token_ip`: hosts such as Claude register
+    // identical metadata for every new connection from a few shared addresses, so it must be as
+    // large. (First, too, so that nothing of the request is held across the wait: wasm size.)
+    ratelimit::check(platform.objects(), req, "register_ip", config.rate_limits.token_ip, trace).await?;
     let is_json = req
         .header("content-type")
         .is_some_and(|ct| ct.split(';').next().unwrap_or("").trim().eq_ignore_ascii_case("application/json"));
@@ -69,9 +77,12 @@ async fn register(
     let public = metadata.token_endpoint_auth_method == AuthMethod::None;
     let (client_id, secret) = if public {
         let id = clients::public_client_id(&metadata);
-        // Identical metadata registered before: the same client, free of charge.
+        // Identical metadata registered before: the same client, without spending `register`.
+        // KV only (`clients::find`): a client in the fallback copy alone is stored again below,
+        // which writes the copy's record to KV before the 201.
         if let Some(existing) =
-            clients::find(config, platform.kv(), platform.objects(), platform.outbound(), &id, now_ms).await?
+            clients::find(config, platform.kv(), platform.objects(), platform.outbound(), &id, now_ms, false)
+                .await?
         {
             return Ok((existing, None));
         }
@@ -79,6 +90,7 @@ async fn register(
     } else {
         (format!("vsc_{}", ids::hex(&ids::random_bytes::<16>())), Some(ids::hex(&ids::random_bytes::<32>())))
     };
+    // A client that will be stored: the small budget of new registrations.
     ratelimit::check(platform.objects(), req, "register", config.rate_limits.register, trace).await?;
     let client = Client {
         client_id,

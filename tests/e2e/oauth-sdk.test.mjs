@@ -209,9 +209,11 @@ test("a metadata document on a private address is refused before anything is fet
   }
 });
 
-test("a metadata document that is too large, redirects or is too slow is refused, and the log says why", async () => {
+test("a metadata document that is too large or redirects is refused; one too slow or down is a temporary failure", async () => {
   // The fetch runs in the Worker's own `fetch` (src/edge/outbound.rs): at most 5 KB, no
-  // redirect followed, 5 s for the whole exchange (src/oauth/cimd.rs).
+  // redirect followed, 5 s for the whole exchange (src/oauth/cimd.rs). A timeout, a 5xx or a
+  // network failure is `temporarily_unavailable`, never `invalid_client` (on which MCP
+  // clients drop their tokens and register again).
   const server = createServer((req, res) => {
     const json = (body) => {
       res.writeHead(200, { "content-type": "application/json" });
@@ -223,6 +225,10 @@ test("a metadata document that is too large, redirects or is too slow is refused
       return res.end();
     }
     if (req.url === "/slow.json") return setTimeout(() => json("{}"), 6_000);
+    if (req.url === "/down.json") {
+      res.writeHead(503);
+      return res.end();
+    }
     res.writeHead(404);
     res.end();
   });
@@ -234,7 +240,9 @@ test("a metadata document that is too large, redirects or is too slow is refused
     for (const [path, why] of [
       ["/big.json", { log: /body larger than 5120 bytes/ }],
       ["/moved.json", { page: /answered HTTP 302/ }],
-      ["/slow.json", { log: /timed out/ }],
+      ["/missing.json", { page: /answered HTTP 404/ }],
+      ["/slow.json", { log: /timed out/, temporary: true }],
+      ["/down.json", { log: /answered HTTP 503/, temporary: true }],
     ]) {
       const id = `https://client.vibesell.test${path}`;
       const u = new URL(`${worker.url}/v1/oauth/authorize`);
@@ -242,12 +250,30 @@ test("a metadata document that is too large, redirects or is too slow is refused
       u.searchParams.set("redirect_uri", "http://127.0.0.1/callback");
       const started = Date.now();
       const r = await browser.get(u.toString());
-      assert.equal(r.status, 400, path);
-      assert.match(r.text, /data-error="invalid_client"/, path);
+      if (why.temporary) {
+        assert.equal(r.status, 503, path);
+        assert.match(r.text, /data-error="unavailable"/, path);
+        assert.match(r.text, /Try again in a moment/, path);
+        assert.doesNotMatch(r.text, /cannot connect/, path);
+      } else {
+        assert.equal(r.status, 400, path);
+        assert.match(r.text, /data-error="invalid_client"/, path);
+      }
       if (path === "/slow.json") assert.ok(Date.now() - started < 5_900, "given up after 5 s");
       if (why.page) assert.match(r.text, why.page, path);
       const line = worker.requestLogs().findLast((l) => l.route === "/v1/oauth/authorize");
       if (why.log) assert.match(line?.detail ?? "", why.log, `${path}: ${JSON.stringify(line)}`);
+      // The token endpoint answers the same way: 503 with Retry-After, or 401 invalid_client.
+      const t = await fetch(`${worker.url}/v1/oauth/token`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ grant_type: "refresh_token", client_id: id, refresh_token: "vsrt_x" }),
+      });
+      const body = await t.json();
+      assert.equal(t.status, why.temporary ? 503 : 401, path);
+      assert.equal(body.error, why.temporary ? "temporarily_unavailable" : "invalid_client", path);
+      assert.equal(t.headers.get("cache-control"), "no-store", path);
+      if (why.temporary) assert.equal(t.headers.get("retry-after"), "30", path);
     }
   } finally {
     await worker.stop();
