@@ -165,6 +165,17 @@ impl Catalogue {
         if c.currency.len() != 3 || !c.currency.bytes().all(|b| b.is_ascii_lowercase()) {
             return Err("currency must be a lower-case ISO 4217 code such as usd".into());
         }
+        // Amounts are in cents and shown divided by 100 (`Money::display`): a currency without
+        // two decimals (ISO 4217: yen and won have none, the dinars three) would be shown and
+        // charged 100 times off, so it is refused when the catalogue loads.
+        const NOT_TWO_DECIMALS: &str =
+            "bif clp djf gnf isk jpy kmf krw pyg rwf ugx uyi vnd vuv xaf xof xpf bhd iqd jod kwd lyd omr tnd";
+        if NOT_TWO_DECIMALS.split(' ').any(|code| code == c.currency) {
+            return Err(format!(
+                "currency {}: only currencies with two decimals (cents) are supported",
+                c.currency
+            ));
+        }
         if c.plans.is_empty() || c.plans.len() > 12 {
             return Err("between 1 and 12 plans".into());
         }
@@ -268,6 +279,12 @@ mod tests {
         let bad_price = doc("free", &[plan("free", 0)])
             .replace(r#""priceMonthly":0"#, r#""priceMonthly":0,"stripePrice":"prod_1""#);
         assert!(Catalogue::parse(&bad_price).is_err(), "stripe price id");
+        let ok = doc("free", &[plan("free", 0), plan("pro", 100)]);
+        assert!(Catalogue::parse(&ok.replace("usd", "eur")).is_ok());
+        for code in ["jpy", "krw", "kwd"] {
+            let refused = Catalogue::parse(&ok.replace("usd", code)).unwrap_err();
+            assert!(refused.contains("two decimals"), "{code}: {refused}");
+        }
     }
 
     #[test]

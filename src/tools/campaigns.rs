@@ -1103,6 +1103,7 @@ impl Tool for ListReplies {
         let next_cursor = more.then(|| page.last().map(|r| format!("{}.{}", r.received_at, r.id))).flatten();
         let mut views = Vec::new();
         let mut seen = Vec::new();
+        let mut people = Vec::new();
         for r in &page {
             let lead: Option<leads::Lead> = cx.db.row(
                 concat!("SELECT ", leads::lead_columns!(), " FROM leads WHERE email = ?"),
@@ -1132,12 +1133,33 @@ impl Tool for ListReplies {
             if r.read_at.is_none() {
                 seen.push(r.id.clone());
             }
+            let person = lead.map_or_else(|| format!("reply:{}", r.id), |l| format!("lead:{}", l.id));
+            if !people.contains(&person) {
+                people.push(person);
+            }
+        }
+        // Prospects' names, addresses and words leave the workspace here: logged like every
+        // other showing of personal data (`personal_data`, DOMAIN §6), with the replies marked read.
+        let mut writes = Vec::with_capacity(2);
+        if !people.is_empty() {
+            let access = crate::workspace::personal_data::Access {
+                tool: Self::NAME,
+                principal: cx.principal,
+                request_id: cx.request_id,
+                purpose: "replies shown",
+                person_ids: people,
+                detail: None,
+            };
+            writes.push(crate::workspace::personal_data::record_stmt(&access, cx.now_ms)?);
         }
         if !seen.is_empty() {
-            cx.db.batch(vec![crate::store::Stmt::new(
+            writes.push(crate::store::Stmt::new(
                 "UPDATE replies SET read_at = ? WHERE read_at IS NULL AND id IN (SELECT value FROM json_each(?))",
                 vec![cx.now_ms.into(), crate::store::to_document(&seen)?.into()],
-            )])?;
+            ));
+        }
+        if !writes.is_empty() {
+            cx.db.batch(writes)?;
         }
         let mut text = if views.is_empty() {
             "No replies yet.".to_owned()

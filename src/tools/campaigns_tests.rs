@@ -159,8 +159,13 @@ fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
         "the daily limit holds"
     );
 
-    // Replies, a page at a time, newest first, framed as the prospect's words.
+    // Replies, a page at a time, newest first, framed as the prospect's words; each page shown
+    // is one entry of the personal-data access log.
+    let logged =
+        |at| w.ok("get_workspace_context", json!({}), at)["personalDataAccess"]["accesses"].as_i64().unwrap();
+    let before = logged(ready + 30 * DAY);
     let first = w.call("list_replies", json!({ "limit": 3 }), ready + 30 * DAY);
+    assert_eq!(logged(ready + 30 * DAY), before + 1);
     assert_eq!(first.outcome, Outcome::Ok, "{}", first.text);
     let page = first.structured.unwrap();
     assert_eq!(page["kind"], "replies");

@@ -201,23 +201,33 @@ pub fn apply_event(
     match &event.kind {
         EventKind::CheckoutCompleted { customer, subscription, plan, paid } => {
             new.customer = customer.clone().or(new.customer);
-            if subscription.is_some() && subscription != &new.subscription {
-                new.subscription = subscription.clone();
-                new.subscription_item = None;
-            }
-            if let (true, Some(plan)) = (*paid, plan) {
-                new.plan = plan.clone();
-                // Don't turn a subscription that a later event ended back on.
-                if event.created_ms >= new.event_at {
+            // A checkout older than the subscription events applied (Stripe retries a
+            // completion for days, DOMAIN §5.3) links its customer and nothing else: its
+            // subscription may since have ended or been replaced, and taking it back would keep
+            // paid limits with nothing paying, or lower a plan the user upgraded since.
+            if event.created_ms >= new.event_at {
+                if subscription.is_some() && subscription != &new.subscription {
+                    new.subscription = subscription.clone();
+                    new.subscription_item = None;
+                }
+                if let (true, Some(plan)) = (*paid, plan) {
+                    new.plan = plan.clone();
                     new.status = "active".into();
                 }
+            } else {
+                outcome = Applied::Stale;
             }
             stmts.push(write(&new, now_ms));
         }
         EventKind::SubscriptionChanged { subscription, deleted } => {
             let other = new.subscription.as_deref().is_some_and(|s| s != subscription.id);
-            if event.created_ms < new.event_at || (*deleted && other) {
-                // Older than what is applied, or the end of a subscription already replaced.
+            // Stripe's `created` is in whole seconds: an update of the same second delivered
+            // after the deletion must not turn the subscription back on. A canceled subscription
+            // never becomes active again at Stripe, so nothing after it but its own end applies.
+            let ended = !*deleted && !other && new.status == "canceled";
+            if event.created_ms < new.event_at || (*deleted && other) || ended {
+                // Older than what is applied, the end of a subscription already replaced, or a
+                // change to one that has ended.
                 outcome = Applied::Stale;
             } else {
                 apply_subscription(&mut new, subscription, *deleted, &default_plan);

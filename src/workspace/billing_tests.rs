@@ -327,6 +327,47 @@ fn events_apply_once_and_never_out_of_order() {
     );
     assert_eq!(apply(&ended), Applied::Applied);
     assert_eq!(state(&w.db).unwrap().unwrap().status, "canceled");
+    // An update of the same second delivered after the deletion does not turn it back on.
+    let same_second = event(
+        "evt_6b",
+        NOW_MS + 50,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "active", "growth"), deleted: false },
+    );
+    assert_eq!(apply(&same_second), Applied::Stale);
+    assert_eq!((plan(), state(&w.db).unwrap().unwrap().status), ("free".to_owned(), "canceled".to_owned()));
+    // Nor does the checkout that started it, retried late by Stripe: it links nothing back.
+    let late = event(
+        "evt_1b",
+        NOW_MS,
+        EventKind::CheckoutCompleted {
+            customer: Some("cus_1".into()),
+            subscription: Some("sub_1".into()),
+            plan: Some("growth".into()),
+            paid: true,
+        },
+    );
+    assert_eq!(apply(&late), Applied::Stale);
+    assert_eq!(plan(), "free", "a late checkout keeps no paid plan alive");
+    // A newer subscription, then a late checkout of an older one: the newer one stays.
+    let newer = event(
+        "evt_9",
+        NOW_MS + 60,
+        EventKind::SubscriptionChanged { subscription: sub("sub_2", "active", "scale"), deleted: false },
+    );
+    assert_eq!(apply(&newer), Applied::Applied);
+    let older_checkout = event(
+        "evt_10",
+        NOW_MS + 55,
+        EventKind::CheckoutCompleted {
+            customer: Some("cus_1".into()),
+            subscription: Some("sub_3".into()),
+            plan: Some("starter".into()),
+            paid: true,
+        },
+    );
+    assert_eq!(apply(&older_checkout), Applied::Stale);
+    let s = state(&w.db).unwrap().unwrap();
+    assert_eq!((plan(), s.subscription.as_deref()), ("scale".to_owned(), Some("sub_2")));
 
     let paid = event("evt_7", NOW_MS, EventKind::InvoicePaid { invoice: invoice("in_1") });
     assert_eq!(apply(&paid), Applied::Applied);
