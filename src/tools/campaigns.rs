@@ -568,20 +568,19 @@ fn unchanged(c: &Campaign, args: &CampaignArgs) -> Result<bool, crate::store::St
         && (args.plan.is_empty() || plan_print(c)? == args.plan))
 }
 
-/// Refuses a launch while the sequence has changed since the campaign was staged:
-/// the user edited the emails, so the staged ones are no longer what they mean to send.
-fn staged_sequence_is_current(cx: &ToolCx<'_>, c: &Campaign) -> Result<(), Refusal> {
-    match sequence::load(cx.db)? {
-        Some(seq) if seq.version != c.plan.sequence_version => Err(Refusal::guidance(format!(
-            "The sequence changed since the campaign was staged (it is at version {}{}; the campaign has version {}). \
-             {}then stage the campaign again (stage_campaign) and ask again.",
-            seq.version,
-            if seq.approved { "" } else { ", not approved yet" },
-            c.plan.sequence_version,
-            if seq.approved { "" } else { "Show it to the user and approve it (approve_sequence), " }
-        ))),
-        _ => Ok(()),
-    }
+/// Why a launch cannot go ahead when the sequence changed since the campaign was staged: the
+/// user edited the emails, so the staged ones are no longer what they mean to send.
+fn sequence_changed(
+    db: &dyn crate::store::Db,
+    c: &Campaign,
+) -> Result<Option<String>, crate::store::StoreError> {
+    Ok(sequence::load(db)?.filter(|seq| seq.version != c.plan.sequence_version).map(|seq| {
+        format!(
+            "The sequence changed since the campaign was staged (version {} now, {} staged): once it is approved \
+             (approve_sequence), stage the campaign again (stage_campaign) and ask again.",
+            seq.version, c.plan.sequence_version
+        )
+    }))
 }
 
 fn first_window(spec: &CampaignSpec, at: i64) -> Option<calendar::Date> {
@@ -627,7 +626,9 @@ impl Action for LaunchCampaign {
                 c.name
             )));
         }
-        staged_sequence_is_current(cx, &c)?;
+        if let Some(why) = sequence_changed(cx.db, &c)? {
+            return Err(Refusal::guidance(why));
+        }
         let spec = &c.plan.spec;
         let boxes = setup::mailboxes(cx.db)?;
         let not_ready: Vec<&str> = spec
@@ -697,12 +698,8 @@ impl Action for LaunchCampaign {
                     .into(),
             ));
         }
-        if sequence::load(cx.db)?.is_some_and(|seq| seq.version != c.plan.sequence_version) {
-            return Err(ExecError::Failed(
-                "The sequence changed since the campaign was staged, so its emails are not the ones the user means to \
-                 send; nothing was sent. Stage the campaign again (stage_campaign) and ask again."
-                    .into(),
-            ));
+        if let Some(why) = sequence_changed(cx.db, &c)? {
+            return Err(ExecError::Failed(why));
         }
         active_slot_free(cx)?;
         let pid = staged_id(&c)?;
@@ -1133,10 +1130,7 @@ impl Tool for ListReplies {
             if r.read_at.is_none() {
                 seen.push(r.id.clone());
             }
-            let person = lead.map_or_else(|| format!("reply:{}", r.id), |l| format!("lead:{}", l.id));
-            if !people.contains(&person) {
-                people.push(person);
-            }
+            people.push(lead.map_or_else(|| format!("reply:{}", r.id), |l| format!("lead:{}", l.id)));
         }
         // Prospects' names, addresses and words leave the workspace here: logged like every
         // other showing of personal data (`personal_data`, DOMAIN §6), with the replies marked read.

@@ -246,7 +246,7 @@ fn a_launch_sends_only_what_its_approval_described() {
     assert_eq!(refused["status"], "not_done", "{refused}");
     assert!(refused["result"].as_str().unwrap().contains("sequence changed"), "{refused}");
     w.ok("approve_sequence", json!({ "version": edited["version"] }), ready);
-    assert!(w.refused("launch_campaign", json!({}), ready).contains("stage the campaign again"));
+    assert!(w.refused("launch_campaign", json!({}), ready).contains("version 2 now, 1 staged"));
     w.ok("stage_campaign", json!({}), ready);
     assert_eq!(launch(&w, ready)["status"], "done");
     assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "active");

@@ -39,7 +39,7 @@ pub fn framed(what: &str, id: &str, from: &str, body: &str) -> String {
 /// One line of untrusted text for inside a [`framed`] block: no line breaks, so a field cannot
 /// pass for a line of its own.
 pub fn one_line(text: &str) -> String {
-    text.split(['\n', '\r']).collect::<Vec<_>>().join(" ")
+    text.replace(['\n', '\r'], " ")
 }
 
 /// Every tool: read tools first, then action tools, then app-only tools.

@@ -38,15 +38,16 @@ mod table {
 /// The schemas of the tool `name` as generated into `src/tools/schemas.json`, if it is there.
 #[cfg(any(test, target_arch = "wasm32"))]
 pub fn embedded(name: &str) -> Option<Schemas> {
-    let i = table::SCHEMAS.binary_search_by(|(n, _, _)| (*n).cmp(name)).ok()?;
-    let (_, input, output) = table::SCHEMAS[i];
-    Some(Schemas { input: Cow::Borrowed(input), output: Cow::Borrowed(output) })
+    let i = table::SCHEMAS.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
+    let (_, [a, b, c, d]) = table::SCHEMAS[i];
+    let text = |from: u32, to: u32| table::SCHEMA_TEXT.get(from as usize..to as usize);
+    Some(Schemas { input: Cow::Borrowed(text(a, b)?), output: Cow::Borrowed(text(c, d)?) })
 }
 
 /// The names in the embedded table, in its order.
 #[cfg(test)]
 pub fn embedded_names() -> Vec<&'static str> {
-    table::SCHEMAS.iter().map(|(n, _, _)| *n).collect()
+    table::SCHEMAS.iter().map(|(n, _)| *n).collect()
 }
 
 /// The schemas of `I` (arguments) and `O` (`structuredContent`), derived from the types.

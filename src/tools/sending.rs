@@ -469,14 +469,19 @@ fn settled_view(
 /// the user). A question back, a doubt or a negation is not an answer ("I don't know, what do
 /// you recommend?" once read as "now"): `None`, and the question is asked again.
 fn source_from_words(text: &str) -> Option<OrderKind> {
-    let t = crate::case::lowercase(text);
-    let words: Vec<&str> = t.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
-    let has = |phrase: &str| {
-        let p: Vec<&str> = phrase.split(' ').collect();
-        words.windows(p.len()).any(|w| w == p.as_slice())
-    };
-    let any = |phrases: &[&str]| phrases.iter().any(|p| has(p));
-    let unsure = t.contains('?')
+    // Every run of other characters becomes one space, and the whole is padded with spaces, so
+    // that " now " matches the word and never "know".
+    let mut t = String::from(" ");
+    for c in crate::case::lowercase(text).chars() {
+        if c.is_alphanumeric() {
+            t.push(c);
+        } else if !t.ends_with(' ') {
+            t.push(' ');
+        }
+    }
+    t.push(' ');
+    let any = |phrases: &[&str]| phrases.iter().any(|p| t.contains(&format!(" {p} ")));
+    let unsure = text.contains('?')
         || any(&[
             "not",
             "no",
@@ -524,7 +529,7 @@ fn mailbox_names(text: &str) -> Option<Vec<String>> {
     for item in text.split([',', ';', '\n']) {
         let mut words = 0;
         for word in item.split_whitespace() {
-            if ["and", "or", "&"].contains(&crate::case::lowercase(word).as_str()) {
+            if ["and", "or", "&"].iter().any(|s| word.eq_ignore_ascii_case(s)) {
                 words = 0;
                 continue;
             }
@@ -1514,13 +1519,15 @@ impl Action for OrderSendingSetup {
                 impact.push("Ready to send about an hour after ordering; no warm-up needed.".to_owned());
             }
         }
-        let addresses: Vec<String> = args
-            .order
-            .items
-            .iter()
-            .flat_map(|i| i.accounts.iter().map(move |a| format!("{}@{}", a.prefix, i.domain)))
-            .collect();
-        impact.push(format!("Addresses: {}.", addresses.join(", ")));
+        let mut addresses = String::from("Addresses");
+        for item in &args.order.items {
+            for a in &item.accounts {
+                let sep = if addresses.len() == 9 { ": " } else { ", " };
+                addresses.push_str(&format!("{sep}{}@{}", a.prefix, item.domain));
+            }
+        }
+        addresses.push('.');
+        impact.push(addresses);
         impact.push(format!(
             "Charged now: {} (the first year of domains and first month of mailboxes).",
             m(args.due_now)

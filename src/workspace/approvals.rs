@@ -586,25 +586,33 @@ pub async fn request<A: Action>(
     args: A::Args,
 ) -> Result<Reply<ApprovalResult>, Refusal> {
     let value = serde_json::to_value(&args).map_err(|e| Refusal::Internal(format!("arguments: {e}")))?;
-    let (canonical, hash) = key(cx, A::NAME, &value)?;
-    // One being carried out is answered as it stands: proposing it again would only describe
-    // the state it is changing.
-    if let Some(open) = find_open(cx.db, A::NAME, &hash)?.filter(|r| r.state == State::Executing) {
-        return Ok(reply(cx, &open, false));
-    }
+    let (canonical, hash) = match key(cx, A::NAME, &value)? {
+        Ok(key) => key,
+        Err(executing) => return Ok(executing),
+    };
     let proposal = action.propose(cx, &args).await?;
     create(cx, A::NAME, A::TTL_MS, canonical, hash, proposal)
 }
 
-/// The canonical arguments and their hash, once the overdue approvals have expired.
-fn key(cx: &ToolCx<'_>, name: &str, args: &Value) -> Result<(String, String), Refusal> {
+/// The canonical arguments and their hash, once the overdue approvals have expired; or the
+/// reply of an approval for the same action and arguments that is being carried out, answered
+/// as it stands (proposing it again would only describe the state it is changing). Not generic,
+/// so that it exists once in the Worker rather than once per action.
+fn key(
+    cx: &ToolCx<'_>,
+    name: &str,
+    args: &Value,
+) -> Result<Result<(String, String), Reply<ApprovalResult>>, Refusal> {
     if find_action(name).is_none() {
         return Err(Refusal::Internal(format!("action {name} is not listed in approvals::ACTIONS")));
     }
     let canonical = canonical_json(args);
     let hash = crate::ids::sha256_hex(format!("{name}\n{canonical}").as_bytes());
     expire_overdue(cx.db, cx.now_ms)?;
-    Ok((canonical, hash))
+    if let Some(open) = find_open(cx.db, name, &hash)?.filter(|r| r.state == State::Executing) {
+        return Ok(Err(reply(cx, &open, false)));
+    }
+    Ok(Ok((canonical, hash)))
 }
 
 /// Why an open approval was closed without a decision: a request for the same action and
