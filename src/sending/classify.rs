@@ -128,7 +128,12 @@ const UNSUBSCRIBE: &[&str] = &[
     "opt out",
     "opt me out",
     "remove my address",
+    "remove my email",
+    "remove us",
     "off your list",
+    "from your list",
+    "mailing list",
+    "stop sending",
 ];
 const NOT_NOW: &[&str] = &[
     "not right now",
@@ -198,17 +203,41 @@ fn any(text: &str, needles: &[&str]) -> bool {
     needles.iter().any(|n| text.contains(n))
 }
 
+/// What the sender wrote themselves: the body up to the history their mail program quotes
+/// below it (a `>` line, "On … wrote:", an "Original Message" rule) or our own footer, whose
+/// "Unsubscribe:" link would otherwise read as a request to unsubscribe.
+fn own_words(body: &str) -> &str {
+    let mut end = 0;
+    for line in body.split_inclusive('\n') {
+        let l = crate::case::lowercase(line.trim());
+        if l.starts_with('>')
+            || l.ends_with("wrote:")
+            || l.contains("original message")
+            || l.starts_with("unsubscribe:")
+        {
+            break;
+        }
+        end += line.len();
+    }
+    &body[..end]
+}
+
 /// The class of a reply from its subject, text and the platform's hints.
 pub fn classify(subject: &str, body: &str, hints: Hints) -> Class {
+    let body = own_words(body);
     let text = crate::case::lowercase(&format!("{subject}\n{body}")).replace('’', "'");
     if hints.bounce || any(&text, BOUNCE) {
         return Class::Bounce;
     }
+    // An opt-out wins over everything but a bounce (DOMAIN §6.3.2), also in an auto-reply. A
+    // short reply that says "stop" or "remove" is one too.
+    let words: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let short = words.len() <= 8 && words.iter().any(|w| ["stop", "remove", "unsubscribe"].contains(w));
+    if short || any(&text, UNSUBSCRIBE) {
+        return Class::Unsubscribe;
+    }
     if hints.auto_reply || hints.interest == Some(0) || any(&text, OUT_OF_OFFICE) {
         return Class::OutOfOffice;
-    }
-    if any(&text, UNSUBSCRIBE) {
-        return Class::Unsubscribe;
     }
     if any(&text, NOT_NOW) {
         return Class::NotNow;
@@ -246,6 +275,24 @@ mod tests {
         assert_eq!(c("We’re all set with our current tool."), Class::NotInterested);
         assert_eq!(c("Who is this?"), Class::Interested);
         assert_eq!(c("No."), Class::NotInterested);
+        // Opt-outs as people write them (an audit found these read as declines).
+        for stop in
+            ["Stop", "STOP.", "Please remove my email from your list.", "Remove us from your mailing list."]
+        {
+            assert_eq!(c(stop), Class::Unsubscribe, "{stop}");
+        }
+        assert_eq!(c("We can't stop growing, so yes: tell me more about the close."), Class::Interested);
+        // Also when the platform takes it for an auto-reply.
+        assert_eq!(
+            classify("Re: hi", "Please unsubscribe me", Hints { auto_reply: true, ..Hints::default() }),
+            Class::Unsubscribe
+        );
+        // The quoted history, with our footer's unsubscribe link, is not the prospect's words.
+        let quoted = "Sounds interesting, does Thursday work?\n\nOn Mon, 7 Dec 2026, Anna Berg <anna@x.io> wrote:\n> Hi Kevin,\n> \
+                      Unsubscribe: https://vibesell.example/u/abc";
+        assert_eq!(c(quoted), Class::Interested);
+        let footer = "Interested, tell me more.\n\nAnna Berg\n1 Main St, Springfield\nUnsubscribe: https://vibesell.example/u/x";
+        assert_eq!(c(footer), Class::Interested);
         assert_eq!(
             classify("Delivery Status Notification (Failure)", "Address not found", Hints::default()),
             Class::Bounce
