@@ -798,6 +798,8 @@ impl Action for StopCampaign {
         Ok(Executed {
             result: format!("Stopped {}: nothing more is sent until it is resumed.", c.name),
             writes: vec![
+                // Before the state: a sync that ended the campaign meanwhile freed its place.
+                store::release_active_stmt(&c.id, cx.now_ms),
                 store::state_stmt(
                     &c.id,
                     State::Paused,
@@ -805,7 +807,6 @@ impl Action for StopCampaign {
                     at,
                     cx.now_ms,
                 ),
-                limits::release(Limit::ActiveCampaigns, 1, cx.now_ms),
             ],
         })
     }

@@ -252,6 +252,31 @@ fn a_launch_sends_only_what_its_approval_described() {
     assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "active");
 }
 
+/// Two runs that both saw a campaign active and both end it (a sync and a tool call
+/// interleaved at their platform calls) free its place among the active campaigns once: an
+/// audit saw the count go from 2 to 0 with one campaign still sending.
+#[test]
+fn an_ended_campaign_frees_its_place_once() {
+    use crate::plans::Limit;
+    use crate::store::Db;
+    use crate::workspace::{campaigns as store, limits};
+    let w = World::new();
+    let (draft, ready) = staged(&w, 120);
+    launch(&w, ready);
+    let id = draft["id"].as_str().unwrap();
+    // Another campaign sending beside it.
+    w.db.batch(vec![limits::consume(Limit::ActiveCampaigns, 1, ready)]).unwrap();
+    assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready).unwrap(), 2);
+    for _ in 0..2 {
+        w.db.batch(vec![
+            store::release_active_stmt(id, ready),
+            store::state_stmt(id, store::State::Completed, None, ready, ready),
+        ])
+        .unwrap();
+    }
+    assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready).unwrap(), 1, "freed once");
+}
+
 #[test]
 fn stop_and_resume_are_approvals_and_stop_sending_in_between() {
     let w = World::new();

@@ -266,6 +266,18 @@ pub fn staged_stmt(id: &str, platform_id: &str, plan: &Plan, now_ms: i64) -> Res
     ))
 }
 
+/// The statement that frees the place of campaign `id` among the plan's active campaigns, if
+/// it is still active: put before the statement that moves it out of `active`, in the same
+/// batch, so that two runs that both saw it active (a sync and a tool call interleaved at their
+/// platform calls) free its place once, not twice.
+pub fn release_active_stmt(id: &str, now_ms: i64) -> Stmt {
+    let mut release = super::limits::release(Limit::ActiveCampaigns, 1, now_ms);
+    release.sql = "UPDATE usage SET amount = MAX(amount - ?, 0) WHERE period = ? AND metric = ? \
+                   AND EXISTS (SELECT 1 FROM campaigns WHERE id = ? AND status = 'active')";
+    release.params.push(id.into());
+    release
+}
+
 /// The statement that moves a campaign to `state` (and records when and why it was paused).
 pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: i64, now_ms: i64) -> Stmt {
     Stmt::new(
@@ -758,11 +770,11 @@ async fn sync_one<P: SendingPlatform>(
         vec![to_document(&stats)?.into(), at.into(), since.into(), alert.into(), c.id.clone().into()],
     ));
     if state != c.state {
-        stmts.push(state_stmt(&c.id, state, pause.as_deref().map(|p| (PausedBy::Bounces, p)), at, at));
         if c.state == State::Active {
             // No longer sending: it frees its place among the plan's active campaigns.
-            stmts.push(super::limits::release(Limit::ActiveCampaigns, 1, at));
+            stmts.push(release_active_stmt(&c.id, at));
         }
+        stmts.push(state_stmt(&c.id, state, pause.as_deref().map(|p| (PausedBy::Bounces, p)), at, at));
     }
     db.batch(stmts)?;
     Ok(())
