@@ -277,6 +277,34 @@ fn an_ended_campaign_frees_its_place_once() {
     assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready).unwrap(), 1, "freed once");
 }
 
+/// A campaign the platform fails on (deleted there) holds back neither the blocklist nor the
+/// other campaigns: an opt-out still reaches the platform (an audit saw it never did).
+#[test]
+fn a_campaign_the_platform_lost_does_not_hold_back_the_blocklist() {
+    use crate::store::{Db, Stmt};
+    use crate::workspace::suppression::{self, Reason};
+    let w = World::new();
+    let (_, ready) = staged(&w, 120);
+    launch(&w, ready);
+    w.db.batch(vec![Stmt::new("DELETE FROM sandbox_sending_campaigns", vec![])]).unwrap();
+    suppression::add(&w.db, "gone@example.com", Reason::Unsubscribe, "link", ready).unwrap();
+    let svc = crate::workspace::Services {
+        db: &w.db,
+        config: &w.config,
+        outbound: &crate::outbound::NoNetwork,
+        now_ms: ready + 60_000,
+    };
+    let synced = block_on(crate::workspace::sending::sync(svc.db, svc.config, svc.outbound, svc.now_ms));
+    assert!(synced.is_err(), "the lost campaign's error is still answered");
+    let mirrored =
+        w.db.query(Stmt::new(
+            "SELECT COUNT(*) AS n FROM sandbox_sending_blocklist WHERE value = 'gone@example.com'",
+            vec![],
+        ))
+        .unwrap();
+    assert_eq!(mirrored.rows[0][0], crate::store::SqlValue::Integer(1), "{mirrored:?}");
+}
+
 #[test]
 fn stop_and_resume_are_approvals_and_stop_sending_in_between() {
     let w = World::new();

@@ -644,6 +644,10 @@ pub async fn sync_campaigns<P: SendingPlatform>(
     }
     let at = platform.observed_ms();
     let mut sending = false;
+    // One campaign the platform fails on (deleted there, say) must not hold back the others,
+    // nor the blocklist: opt-outs reach the platform within the run (DOMAIN §6.3). Its error is
+    // answered once the rest is done.
+    let mut failed = None;
     for c in campaigns {
         let Some(pid) = c.platform_id.clone() else { continue };
         let followed = match c.state {
@@ -654,11 +658,13 @@ pub async fn sync_campaigns<P: SendingPlatform>(
         if !followed {
             continue;
         }
-        sync_one(db, config, platform, &c, &pid, at, full).await?;
+        if let Err(e) = sync_one(db, config, platform, &c, &pid, at, full).await {
+            failed.get_or_insert(e);
+        }
         sending |= find(db, Some(&c.id))?.is_some_and(|c| c.state == State::Active);
     }
     mirror_blocklist(db, platform, at).await?;
-    Ok(sending)
+    failed.map_or(Ok(sending), Err)
 }
 
 async fn sync_one<P: SendingPlatform>(

@@ -789,8 +789,11 @@ pub async fn sync(
     let mut campaigns_active;
     loop {
         let advanced = platform.advance().await?;
-        busy = sync_setup(db, config, &platform).await?;
+        // The campaigns (their replies, opt-outs and bounces) are followed even when the
+        // mailboxes' part failed (a mailbox the platform banned, say); its error comes after.
+        let setup = sync_setup(db, config, &platform).await;
         campaigns_active = super::campaigns::sync_campaigns(db, config, &platform, !advanced).await?;
+        busy = setup?;
         steps += 1;
         if !advanced {
             break;
