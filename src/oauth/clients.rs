@@ -730,6 +730,19 @@ mod tests {
         assert!(!is_dcr_client_id("vsc_../../x"));
     }
 
+    /// A public client registered by `name` at `now_ms`.
+    fn public_client(name: &str, now_ms: i64) -> Client {
+        let metadata = meta(json!({"redirect_uris": ["https://example.com/cb"], "token_endpoint_auth_method": "none", "client_name": name})).unwrap();
+        Client {
+            client_id: public_client_id(&metadata),
+            metadata,
+            client_id_issued_at: 0,
+            secret_hash: None,
+            source: Source::Dcr,
+            stored_at: now_ms,
+        }
+    }
+
     /// A registered client read once is found again from this isolate's copy for a few minutes
     /// (here with KV down), and from KV after that.
     #[test]
@@ -737,15 +750,7 @@ mod tests {
         use crate::http::Platform;
         let p = crate::testing::TestPlatform::new();
         let config = crate::testing::test_config();
-        let metadata = meta(json!({"redirect_uris": ["https://example.com/cb"], "token_endpoint_auth_method": "none", "client_name": "copy test"})).unwrap();
-        let client = Client {
-            client_id: public_client_id(&metadata),
-            metadata,
-            client_id_issued_at: 0,
-            secret_hash: None,
-            source: Source::Dcr,
-            stored_at: p.now_ms(),
-        };
+        let client = public_client("copy test", p.now_ms());
         let find_now = |p: &crate::testing::TestPlatform| {
             crate::testing::block_on(find(
                 &config,
@@ -792,15 +797,7 @@ mod tests {
         use crate::testing::block_on;
         let p = crate::testing::TestPlatform::new();
         let config = crate::testing::test_config();
-        let metadata = meta(json!({"redirect_uris": ["https://example.com/cb"], "token_endpoint_auth_method": "none", "client_name": "fallback only"})).unwrap();
-        let client = Client {
-            client_id: public_client_id(&metadata),
-            metadata,
-            client_id_issued_at: 0,
-            secret_hash: None,
-            source: Source::Dcr,
-            stored_at: p.now_ms(),
-        };
+        let client = public_client("fallback only", p.now_ms());
         let id = client.client_id.as_str();
         let e = block_on(store(&WritesFail(&p), p.objects(), client.clone(), p.now_ms())).unwrap_err();
         assert_eq!(e.code, ErrorCode::TemporarilyUnavailable);

@@ -253,6 +253,19 @@ fn the_sandbox_provider_changes_a_plan_once_per_idempotency_key() {
     assert_eq!(charges, 1);
 }
 
+fn checkout(id: &str, created_ms: i64, subscription: &str, plan: &str) -> BillingEvent {
+    event(
+        id,
+        created_ms,
+        EventKind::CheckoutCompleted {
+            customer: Some("cus_1".into()),
+            subscription: Some(subscription.into()),
+            plan: Some(plan.into()),
+            paid: true,
+        },
+    )
+}
+
 fn event(id: &str, created_ms: i64, kind: EventKind) -> BillingEvent {
     BillingEvent { id: id.into(), created_ms, workspace: "ws_1".into(), kind }
 }
@@ -279,16 +292,7 @@ fn events_apply_once_and_never_out_of_order() {
     foreign.workspace = "ws_2".into();
     assert_eq!(apply(&foreign), Applied::UnknownWorkspace);
 
-    let completed = event(
-        "evt_1",
-        NOW_MS,
-        EventKind::CheckoutCompleted {
-            customer: Some("cus_1".into()),
-            subscription: Some("sub_1".into()),
-            plan: Some("growth".into()),
-            paid: true,
-        },
-    );
+    let completed = checkout("evt_1", NOW_MS, "sub_1", "growth");
     assert_eq!(apply(&completed), Applied::Applied);
     assert_eq!(plan(), "growth");
     assert_eq!(apply(&completed), Applied::Duplicate);
@@ -336,16 +340,7 @@ fn events_apply_once_and_never_out_of_order() {
     assert_eq!(apply(&same_second), Applied::Stale);
     assert_eq!((plan(), state(&w.db).unwrap().unwrap().status), ("free".to_owned(), "canceled".to_owned()));
     // Nor does the checkout that started it, retried late by Stripe: it links nothing back.
-    let late = event(
-        "evt_1b",
-        NOW_MS,
-        EventKind::CheckoutCompleted {
-            customer: Some("cus_1".into()),
-            subscription: Some("sub_1".into()),
-            plan: Some("growth".into()),
-            paid: true,
-        },
-    );
+    let late = checkout("evt_1b", NOW_MS, "sub_1", "growth");
     assert_eq!(apply(&late), Applied::Stale);
     assert_eq!(plan(), "free", "a late checkout keeps no paid plan alive");
     // A newer subscription, then a late checkout of an older one: the newer one stays.
@@ -355,16 +350,7 @@ fn events_apply_once_and_never_out_of_order() {
         EventKind::SubscriptionChanged { subscription: sub("sub_2", "active", "scale"), deleted: false },
     );
     assert_eq!(apply(&newer), Applied::Applied);
-    let older_checkout = event(
-        "evt_10",
-        NOW_MS + 55,
-        EventKind::CheckoutCompleted {
-            customer: Some("cus_1".into()),
-            subscription: Some("sub_3".into()),
-            plan: Some("starter".into()),
-            paid: true,
-        },
-    );
+    let older_checkout = checkout("evt_10", NOW_MS + 55, "sub_3", "starter");
     assert_eq!(apply(&older_checkout), Applied::Stale);
     let s = state(&w.db).unwrap().unwrap();
     assert_eq!((plan(), s.subscription.as_deref()), ("scale".to_owned(), Some("sub_2")));
