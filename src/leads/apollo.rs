@@ -356,19 +356,32 @@ impl LeadProvider for Apollo<'_> {
             let end = page.total.min(DISPLAY_CAP);
             let exhausted = from + consumed >= end
                 || page.people.len() < PAGE_SIZE as usize && skip + slice.len() >= page.people.len();
-            let unexcluded: Vec<&Value> =
-                slice.into_iter().filter(|p| kept(filters, &person(p, None))).collect();
-            let excluded = consumed - unexcluded.len() as u64;
+            // Positions in the slice stay attached, so that a failure part-way can end the batch
+            // right before the first person it could not enrich.
+            let unexcluded: Vec<(u64, &Value)> =
+                (0..consumed).zip(slice).filter(|(_, p)| kept(filters, &person(p, None))).collect();
             // People the workspace already has are not enriched again (that would cost credits).
-            let (known_people, candidates): (Vec<&Value>, Vec<&Value>) =
-                unexcluded.into_iter().partition(|p| text(p, "/id").is_some_and(|id| known(&id)));
-            let mut people = Vec::with_capacity(candidates.len());
-            let mut credits = 0;
+            let (known_people, candidates): (Vec<_>, Vec<_>) =
+                unexcluded.iter().partition(|(_, p)| text(p, "/id").is_some_and(|id| known(&id)));
+            let mut batch = Batch { consumed, exhausted, ..Batch::default() };
+            let mut rejected = 0;
             for chunk in candidates.chunks(ENRICH_BATCH) {
-                let ids: Vec<String> = chunk.iter().map(|p| text(p, "/id").unwrap_or_default()).collect();
-                let (matches, spent) = self.enrich(&ids).await?;
-                credits += spent;
-                for (i, p) in chunk.iter().enumerate() {
+                let ids: Vec<String> =
+                    chunk.iter().map(|(_, p)| text(p, "/id").unwrap_or_default()).collect();
+                let (matches, spent) = match self.enrich(&ids).await {
+                    Ok(m) => m,
+                    Err(e) => {
+                        // What earlier chunks enriched is paid for: it is kept, and the batch
+                        // ends before this chunk so that the next one starts with it (audit:
+                        // an error that dropped the whole batch paid twice for the same people).
+                        batch.consumed = chunk[0].0;
+                        batch.exhausted = false;
+                        batch.interrupted = Some(e);
+                        break;
+                    }
+                };
+                batch.credits += spent;
+                for (i, (_, p)) in chunk.iter().enumerate() {
                     // Matches come back in request order; fall back to matching by id.
                     let m = matches
                         .get(i)
@@ -378,12 +391,17 @@ impl LeadProvider for Apollo<'_> {
                     let enriched = person(p, m);
                     // The enriched record can reveal an excluded company the search hid.
                     if kept(filters, &enriched) {
-                        people.push(enriched);
+                        batch.people.push(enriched);
+                    } else {
+                        rejected += 1;
                     }
                 }
             }
-            let excluded = excluded + (candidates.len() - people.len()) as u64;
-            Ok(Batch { people, consumed, excluded, credits, exhausted, known: known_people.len() as u64 })
+            let taken = batch.consumed;
+            batch.known = known_people.iter().filter(|(at, _)| *at < taken).count() as u64;
+            let unexcluded = unexcluded.iter().filter(|(at, _)| *at < taken).count() as u64;
+            batch.excluded = taken - unexcluded + rejected;
+            Ok(batch)
         })
     }
 }

@@ -118,6 +118,9 @@ pub struct Batch {
     pub credits: u64,
     /// Whether the pool has no more people after this batch.
     pub exhausted: bool,
+    /// The provider failed part-way: the batch holds what was enriched (and paid for) before
+    /// the failure, and ends right before the first person it could not enrich.
+    pub interrupted: Option<LeadError>,
 }
 
 /// Why a provider call failed. Texts are safe to show: they never carry secrets.
@@ -303,6 +306,7 @@ impl LeadProvider for sandbox::Sandbox {
                 consumed,
                 excluded: 0,
                 known: known_refs.len() as u64,
+                interrupted: None,
             })
         })
     }

@@ -362,6 +362,9 @@ pub async fn advance(
         let imported = fresh.len() as u64;
         let done = batch.exhausted || job.imported + imported >= job.requested;
         let leads_json = serde_json::to_string(&fresh).map_err(|e| StoreError::Document(e.to_string()))?;
+        // A batch the provider cut short is still written (its people are paid for), with the
+        // error the job then stops on.
+        let error = batch.interrupted.as_ref().filter(|_| !done).map(ToString::to_string);
         let to_i = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         db.batch(vec![
             limits::consume(Limit::LeadsPerMonth, to_i(imported), now_ms),
@@ -383,7 +386,7 @@ pub async fn advance(
                 "UPDATE lead_imports SET cursor = cursor + ?, imported = imported + ?, \
                  skipped_suppressed = skipped_suppressed + ?, skipped_duplicate = skipped_duplicate + ?, \
                  skipped_known = skipped_known + ?, skipped_no_email = skipped_no_email + ?, \
-                 skipped_excluded = skipped_excluded + ?, credits = credits + ?, error = NULL, \
+                 skipped_excluded = skipped_excluded + ?, credits = credits + ?, error = ?, \
                  status = CASE WHEN ? THEN 'done' ELSE status END, \
                  finished_at = CASE WHEN ? THEN ? ELSE finished_at END WHERE id = ?",
                 vec![
@@ -395,6 +398,7 @@ pub async fn advance(
                     to_i(no_email).into(),
                     to_i(batch.excluded).into(),
                     to_i(batch.credits).into(),
+                    error.clone().into(),
                     done.into(),
                     done.into(),
                     now_ms.into(),
@@ -404,6 +408,9 @@ pub async fn advance(
         ])?;
         if done {
             break;
+        }
+        if let Some(e) = batch.interrupted {
+            return Err(e.into());
         }
     }
     load_import(db, id)?.map(|x| x.0).ok_or_else(|| ImportError::Unknown(id.to_owned()))
@@ -698,7 +705,7 @@ mod tests {
 
     #[test]
     fn a_provider_failure_keeps_the_cursor_and_resumes() {
-        struct FailOnce(std::cell::Cell<bool>);
+        struct FailOnce(std::cell::Cell<bool>, std::cell::Cell<bool>);
         impl LeadProvider for FailOnce {
             fn name(&self) -> &'static str {
                 "sandbox"
@@ -732,17 +739,36 @@ mod tests {
                 if from == 100 && self.0.replace(false) {
                     return Box::pin(async { Err(LeadError::Unavailable("HTTP 503".into())) });
                 }
+                if from == 200 && self.1.replace(false) {
+                    // Cut short after 30 people were paid for, as Apollo's adapter reports a
+                    // failed enrichment call after earlier ones succeeded.
+                    return Box::pin(async move {
+                        let mut batch = Sandbox.fetch(f, from, 30, known).await?;
+                        batch.exhausted = false;
+                        batch.interrupted = Some(LeadError::RateLimited { retry_after_s: 60 });
+                        Ok(batch)
+                    });
+                }
                 Sandbox.fetch(f, from, n, known)
             }
         }
         let db = db();
-        let flaky = FailOnce(std::cell::Cell::new(true));
+        let flaky = FailOnce(std::cell::Cell::new(true), std::cell::Cell::new(true));
         start(&db, "imp", &filters(), "sandbox", 250, NOW_MS).unwrap();
         let err = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap_err();
         assert!(matches!(err, ImportError::Provider(_)));
         let (mid, _) = load_import(&db, "imp").unwrap().unwrap();
         assert_eq!((mid.status, mid.imported, mid.cursor), (Status::Running, 100, 100));
         assert!(mid.error.unwrap().contains("503"));
+        let err = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap_err();
+        assert!(matches!(err, ImportError::Provider(LeadError::RateLimited { .. })));
+        let (cut, _) = load_import(&db, "imp").unwrap().unwrap();
+        assert_eq!(
+            (cut.status, cut.imported, cut.cursor, cut.credits),
+            (Status::Running, 230, 230, 230),
+            "the people paid for before the failure are kept, and the cursor moves past them only"
+        );
+        assert!(cut.error.is_some());
         let done = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap();
         assert_eq!((done.status, done.imported, done.error), (Status::Done, 250, None));
         assert_eq!(count(&db).unwrap(), 250);

@@ -309,3 +309,71 @@ fn network_failures_are_retried_then_reported() {
     assert!(matches!(err, LeadError::Unavailable(m) if m.contains("connection refused")));
     assert_eq!(*down.0.borrow(), ATTEMPTS);
 }
+
+#[test]
+fn a_failed_enrichment_part_way_keeps_what_was_paid_for() {
+    /// Apollo, with its second `bulk_match` call refused.
+    struct SecondEnrichFails<'a>(&'a Fake, std::cell::Cell<usize>);
+    impl Outbound for SecondEnrichFails<'_> {
+        fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>> {
+            if req.url.ends_with("/people/bulk_match") {
+                self.1.set(self.1.get() + 1);
+                if self.1.get() == 2 {
+                    self.0.requests.borrow_mut().push(req);
+                    let refused = OutboundResponse { status: 422, headers: vec![], body: b"{}".to_vec() };
+                    return Box::pin(async { Ok(refused) });
+                }
+            }
+            self.0.fetch(req)
+        }
+        fn sleep(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
+            self.0.sleep(ms)
+        }
+    }
+    let fake = Fake::new(460);
+    let flaky = SecondEnrichFails(&fake, std::cell::Cell::new(0));
+    let config = config();
+    let apollo = Apollo::new(Some(&config), &flaky);
+    let f = Filters { exclude_company_domains: vec!["excluded.com".into()], ..vp_filters() };
+    let known = |id: &str| id == "ap_0000";
+
+    // Positions 0 (known), 4 (excluded), then ten candidates: the second chunk starts at 12.
+    let cut = block_on(apollo.fetch(&f, 0, 100, &known)).unwrap();
+    assert!(cut.interrupted.is_some());
+    assert!(!cut.exhausted);
+    assert_eq!((cut.consumed, cut.known, cut.excluded, cut.people.len()), (12, 1, 1, 10));
+    assert_eq!(cut.credits, cut.people.iter().filter(|p| p.email.is_some()).count() as u64);
+
+    // The next batch starts with the chunk that failed: nobody is enriched twice.
+    let rest = block_on(apollo.fetch(&f, cut.consumed, 88, &known)).unwrap();
+    assert_eq!(rest.interrupted, None);
+    assert_eq!(cut.consumed + rest.consumed, 100);
+    let ids: Vec<&str> = cut.people.iter().chain(&rest.people).map(|p| p.provider_id.as_str()).collect();
+    let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len());
+    assert_eq!(ids.len() as u64, 100 - 1 - cut.excluded - rest.excluded);
+    let paid: Vec<String> = fake
+        .requests
+        .borrow()
+        .iter()
+        .filter(|r| r.url.ends_with("/people/bulk_match"))
+        .flat_map(|r| {
+            let body: Value = serde_json::from_slice(r.body.as_ref().unwrap()).unwrap();
+            body["details"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|d| d["id"].as_str().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    // Ten asked twice: once in the refused call (no credits), once after.
+    assert_eq!(paid.len(), ids.len() + 10);
+
+    // A failure on the first chunk keeps nothing and moves only past what needed no enrichment.
+    let fake = Fake::new(460);
+    let flaky = SecondEnrichFails(&fake, std::cell::Cell::new(1));
+    let apollo = Apollo::new(Some(&config), &flaky);
+    let none = block_on(apollo.fetch(&f, 0, 100, &known)).unwrap();
+    assert_eq!((none.consumed, none.known, none.people.len(), none.credits), (1, 1, 0, 0));
+}
