@@ -197,7 +197,8 @@ fn view(cx: &ToolCx<'_>, c: &Campaign) -> Result<CampaignView, Refusal> {
             bounce_alert: f64::from(d.bounce_alert_bp) / 10_000.0,
             bounce_pause: f64::from(d.bounce_pause_bp) / 10_000.0,
             judged_after: store::BOUNCE_MIN_SENT,
-            alert: c.bounce_alert_at.is_some() && store::bounce_bp(s) >= d.bounce_alert_bp,
+            alert: c.bounce_alert_at.is_some()
+                && store::judged_bounce_bp(c, s).is_some_and(|r| r >= d.bounce_alert_bp),
         },
     })
 }
@@ -852,7 +853,7 @@ impl Action for ResumeCampaign {
                 0,
                 format!(
                     "VibeSell paused it because {} of {} emails bounced ({}): resuming on the same list risks the sending \
-                     domains' reputation.",
+                     domains' reputation. The bounce limit then judges the emails sent after resuming.",
                     c.stats.bounced,
                     c.stats.sent,
                     percent(store::bounce_bp(&c.stats))
@@ -873,12 +874,16 @@ impl Action for ResumeCampaign {
         active_slot_free(cx)?;
         let pid = staged_id(&c)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
+        // The bounce threshold's baseline: the platform's totals now, bounces of the emails
+        // sent before the pause included, however late they came in.
+        let (_, totals) = platform.totals(&pid).await.map_err(exec_error)?;
         platform.activate(&pid).await.map_err(exec_error)?;
         let at = platform.now_ms();
         Ok(Executed {
             result: format!("Resumed {}: sending {}.", c.name, window_text(&c.plan.spec)),
             writes: vec![
                 store::state_stmt(&c.id, State::Active, None, at, cx.now_ms),
+                store::bounce_base_stmt(&c.id, totals.sent, totals.bounced),
                 limits::consume(Limit::ActiveCampaigns, 1, cx.now_ms),
                 setup::schedule_sync(cx.now_ms + 1_000),
             ],

@@ -352,6 +352,25 @@ fn a_campaign_pauses_itself_when_bounces_pass_the_threshold() {
     );
     let approval = w.ok("resume_campaign", json!({}), ready + 10 * DAY);
     assert!(approval["impact"][0].as_str().unwrap().contains("bounced"), "{approval}");
+
+    // Resumed, it is judged on what it sends from then on: the sync does not pause it again for
+    // the bounces that paused it (audit finding: it did, within seconds).
+    assert_eq!(w.approve(&approval, ready + 10 * DAY)["status"], "done");
+    w.run_jobs_until(ready + 10 * DAY + 3_600_000);
+    let resumed = w.ok("get_campaign", json!({}), ready + 10 * DAY + 3_600_000);
+    assert_eq!(resumed["status"], "active", "{resumed}");
+    assert_eq!(resumed["health"]["alert"], false, "no alert before 50 new emails: {resumed}");
+    // Sending on the same list at the same bounce rate, it pauses again once 50 more emails
+    // went out, and says it judged those.
+    w.run_jobs_until(ready + 20 * DAY);
+    let again = w.ok("get_campaign", json!({}), ready + 20 * DAY);
+    assert_eq!(
+        (again["status"].clone(), again["pausedBy"].clone()),
+        (json!("paused"), json!("bounces")),
+        "{again}"
+    );
+    assert!(again["stats"]["sent"].as_i64().unwrap() >= sent + 50, "{again}");
+    assert!(again["pauseReason"].as_str().unwrap().contains("since it resumed"), "{again}");
 }
 
 #[test]

@@ -159,6 +159,8 @@ pub struct Campaign {
     pub replies_since: i64,
     /// When the bounce rate first passed the alert threshold.
     pub bounce_alert_at: Option<i64>,
+    /// Emails sent and bounced when it last resumed (0, 0 until then).
+    pub bounce_base: (u32, u32),
     /// When it last changed state (platform time).
     pub state_at: i64,
     /// Last change (ms).
@@ -182,6 +184,8 @@ struct Row {
     synced_at: Option<i64>,
     replies_since: i64,
     bounce_alert_at: Option<i64>,
+    base_sent: u32,
+    base_bounced: u32,
     state_at: i64,
     updated_at: i64,
 }
@@ -205,6 +209,7 @@ fn decode(rows: Vec<Row>) -> Result<Vec<Campaign>, StoreError> {
                 synced_at: r.synced_at,
                 replies_since: r.replies_since,
                 bounce_alert_at: r.bounce_alert_at,
+                bounce_base: (r.base_sent, r.base_bounced),
                 state_at: r.state_at,
                 updated_at: r.updated_at,
             })
@@ -216,7 +221,8 @@ fn decode(rows: Vec<Row>) -> Result<Vec<Campaign>, StoreError> {
 pub fn all(db: &dyn Db) -> Result<Vec<Campaign>, StoreError> {
     decode(db.rows(
         "SELECT id, name, status, platform_id, doc, leads, created_at, launched_at, paused_at, paused_by, \
-         pause_reason, stats, synced_at, replies_since, bounce_alert_at, state_at, updated_at FROM campaigns ORDER BY created_at DESC, id",
+         pause_reason, stats, synced_at, replies_since, bounce_alert_at, base_sent, base_bounced, state_at, updated_at \
+         FROM campaigns ORDER BY created_at DESC, id",
         vec![],
     )?)
 }
@@ -595,11 +601,28 @@ pub fn unsubscribe_by_hash(db: &dyn Db, hash: &str, now_ms: i64) -> Result<usize
 
 /// The bounce rate in basis points.
 pub fn bounce_bp(stats: &Stats) -> u32 {
-    if stats.sent == 0 {
-        0
-    } else {
-        u32::try_from(u64::from(stats.bounced) * 10_000 / u64::from(stats.sent)).unwrap_or(10_000)
-    }
+    rate_bp(stats.sent, stats.bounced)
+}
+
+fn rate_bp(sent: u32, bounced: u32) -> u32 {
+    if sent == 0 { 0 } else { u32::try_from(u64::from(bounced) * 10_000 / u64::from(sent)).unwrap_or(10_000) }
+}
+
+/// The bounce rate the threshold judges, once `BOUNCE_MIN_SENT` emails count: that of the
+/// emails sent since the campaign last resumed. Judging the whole campaign would pause a
+/// campaign resumed after a bounce pause again at its first sync, since its past bounces alone
+/// are past the limit (audit finding).
+pub fn judged_bounce_bp(c: &Campaign, stats: &Stats) -> Option<u32> {
+    let sent = stats.sent.saturating_sub(c.bounce_base.0);
+    (sent >= BOUNCE_MIN_SENT).then(|| rate_bp(sent, stats.bounced.saturating_sub(c.bounce_base.1)))
+}
+
+/// Takes the platform's totals as the new baseline of the bounce threshold, on resuming.
+pub fn bounce_base_stmt(id: &str, sent: u32, bounced: u32) -> Stmt {
+    Stmt::new(
+        "UPDATE campaigns SET base_sent = ?, base_bounced = ? WHERE id = ?",
+        vec![sent.into(), bounced.into(), id.into()],
+    )
 }
 
 /// Mirrors the suppression list to the platform's blocklist (new entries only).
@@ -756,21 +779,23 @@ async fn sync_one<P: SendingPlatform>(
     }
     // The bounce threshold (PRODUCT §8, DOMAIN §3.8): alert, then pause the campaign itself.
     let d = &config.deliverability;
-    let rate = bounce_bp(&stats);
-    let judged = stats.sent >= BOUNCE_MIN_SENT;
-    if state == State::Active && judged && rate >= d.bounce_pause_bp {
+    let judged = judged_bounce_bp(c, &stats);
+    if state == State::Active
+        && let Some(rate) = judged.filter(|r| *r >= d.bounce_pause_bp)
+    {
         platform.pause(pid).await?;
         state = State::Paused;
         pause = Some(format!(
-            "Paused by VibeSell: {} of {} emails bounced ({}), past the {} limit. Bounces hurt the sending domains' \
+            "Paused by VibeSell: {} of {} emails{} bounced ({}), past the {} limit. Bounces hurt the sending domains' \
              reputation: check the lead list before resuming.",
-            stats.bounced,
-            stats.sent,
+            stats.bounced.saturating_sub(c.bounce_base.1),
+            stats.sent.saturating_sub(c.bounce_base.0),
+            if c.bounce_base.0 > 0 { " since it resumed" } else { "" },
             percent(rate),
             percent(d.bounce_pause_bp)
         ));
     }
-    let alert = (judged && rate >= d.bounce_alert_bp && c.bounce_alert_at.is_none()).then_some(at);
+    let alert = judged.is_some_and(|r| r >= d.bounce_alert_bp && c.bounce_alert_at.is_none()).then_some(at);
     stmts.push(Stmt::new(
         "UPDATE campaigns SET stats = ?, synced_at = ?, replies_since = ?, bounce_alert_at = COALESCE(bounce_alert_at, ?) WHERE id = ?",
         vec![to_document(&stats)?.into(), at.into(), since.into(), alert.into(), c.id.clone().into()],

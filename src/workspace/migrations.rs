@@ -198,6 +198,15 @@ pub const ALL: &[Migration] = &[
             "CREATE TABLE blocklist_mirror (value TEXT PRIMARY KEY, at INTEGER NOT NULL)",
         ],
     },
+    Migration {
+        name: "0011_bounce_baseline",
+        statements: &[
+            // The platform's sent and bounced totals when the campaign last resumed: the bounce
+            // threshold judges only what was sent after (`campaigns::judged_bounce_bp`).
+            "ALTER TABLE campaigns ADD COLUMN base_sent INTEGER NOT NULL DEFAULT 0",
+            "ALTER TABLE campaigns ADD COLUMN base_bounced INTEGER NOT NULL DEFAULT 0",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]
@@ -260,21 +269,46 @@ mod tests {
         m.statements.iter().filter_map(|s| s.strip_prefix("CREATE TABLE ")?.split(' ').next()).collect()
     }
 
+    /// The columns a migration adds to existing tables, as (table, column).
+    fn columns(m: &Migration) -> Vec<(&'static str, &'static str)> {
+        m.statements
+            .iter()
+            .filter_map(|s| {
+                let (table, rest) = s.strip_prefix("ALTER TABLE ")?.split_once(" ADD COLUMN ")?;
+                Some((table, rest.split(' ').next()?))
+            })
+            .collect()
+    }
+
     #[test]
     fn an_older_workspace_gets_the_migrations_it_lacks() {
-        let mem = MemoryDb::new();
-        let db: &dyn Db = &mem;
-        apply(db, 1).unwrap();
-        // As a workspace made before the last migration existed.
-        let last = &ALL[ALL.len() - 1];
-        db.exec("DELETE FROM _migrations WHERE name = ?", vec![last.name.into()]).unwrap();
-        for table in tables(last) {
-            run(db, format!("DROP TABLE {table}")).unwrap();
-        }
-        apply(db, 2).unwrap();
-        assert_eq!(recorded(db), ALL.len() as i64);
-        for table in tables(last) {
-            run(db, format!("SELECT 1 FROM {table}")).unwrap();
+        // As a workspace made before each of the last two migrations existed (one creates
+        // tables, the other adds columns).
+        for back in [1, 2] {
+            let mem = MemoryDb::new();
+            let db: &dyn Db = &mem;
+            apply(db, 1).unwrap();
+            let undone = &ALL[ALL.len() - back..];
+            for m in undone.iter().rev() {
+                db.exec("DELETE FROM _migrations WHERE name = ?", vec![m.name.into()]).unwrap();
+                for (table, column) in columns(m) {
+                    run(db, format!("ALTER TABLE {table} DROP COLUMN {column}")).unwrap();
+                }
+                for table in tables(m) {
+                    run(db, format!("DROP TABLE {table}")).unwrap();
+                }
+            }
+            apply(db, 2).unwrap();
+            assert_eq!(recorded(db), ALL.len() as i64);
+            for m in undone {
+                assert!(!tables(m).is_empty() || !columns(m).is_empty(), "{} is checked", m.name);
+                for table in tables(m) {
+                    run(db, format!("SELECT 1 FROM {table}")).unwrap();
+                }
+                for (table, column) in columns(m) {
+                    run(db, format!("SELECT {column} FROM {table}")).unwrap();
+                }
+            }
         }
     }
 
@@ -283,9 +317,10 @@ mod tests {
         let mem = MemoryDb::new();
         let db: &dyn Db = &mem;
         apply(db, 1).unwrap();
-        // The last two pending again: the first of them can run (its tables are gone), the
-        // second cannot (its tables are in the way).
-        let (first, second) = (&ALL[ALL.len() - 2], &ALL[ALL.len() - 1]);
+        // The last two that create tables pending again: the first of them can run (its tables
+        // are gone), the second cannot (its tables are in the way).
+        let creating: Vec<&Migration> = ALL.iter().filter(|m| !tables(m).is_empty()).collect();
+        let (first, second) = (creating[creating.len() - 2], creating[creating.len() - 1]);
         for m in [first, second] {
             db.exec("DELETE FROM _migrations WHERE name = ?", vec![m.name.into()]).unwrap();
         }

@@ -213,5 +213,14 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   assert.deepEqual([paused.status, paused.pausedBy], ["paused", "bounces"]);
   assert.equal(sent("POST", `/api/v2/campaigns/${cid}/pause`).length, 1);
   assert.equal(instantly.campaign().status, 2);
+
+  // Resumed on the user's word, it is judged on what it sends from then on: the next read
+  // does not pause it again for the bounces that paused it.
+  const resume = await ok(client, "resume_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: resume.id, decision: "approve" })).status, "done");
+  assert.equal(instantly.campaign().status, 1);
+  const resumed = await ok(client, "get_campaign");
+  assert.equal(resumed.status, "active", JSON.stringify(resumed));
+  assert.equal(sent("POST", `/api/v2/campaigns/${cid}/pause`).length, 1);
   await client.close();
 });
