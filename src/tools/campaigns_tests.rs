@@ -332,6 +332,36 @@ fn stop_and_resume_are_approvals_and_stop_sending_in_between() {
 }
 
 #[test]
+fn a_stopped_campaign_is_followed_for_its_late_replies_then_let_go() {
+    use crate::store::{Db, Stmt};
+    // Many replies, so that some come in after the stop.
+    let w = World::with_vars(&[("SANDBOX_SENDING", r#"{"replyBp": 4000}"#)]);
+    let (_, ready) = staged(&w, 120);
+    launch(&w, ready);
+    w.run_jobs_until(ready + 2 * DAY);
+    let approval = w.ok("stop_campaign", json!({}), ready + 2 * DAY);
+    assert_eq!(w.approve(&approval, ready + 2 * DAY)["status"], "done");
+    // Read from the store, not through a tool: a tool call would sync on its own.
+    let replies =
+        || w.db.query(Stmt::new("SELECT COUNT(*) FROM replies", vec![])).unwrap().scalar_i64().unwrap();
+    let sync_due = || {
+        w.db.query(Stmt::new("SELECT COUNT(*) FROM schedule WHERE job = 'sync_sending'", vec![]))
+            .unwrap()
+            .scalar_i64()
+            .unwrap()
+    };
+    let at_stop = replies();
+    // Replies to the emails sent before the stop keep arriving for a day and a half; the sync
+    // reads them on its own (audit finding: it stopped with the last active campaign).
+    w.run_jobs_until(ready + 5 * DAY);
+    assert!(replies() > at_stop, "late replies read without a tool call ({at_stop} at the stop)");
+    assert_eq!(sync_due(), 1, "still followed five days on");
+    // Fourteen days after the stop the campaign is let go, and the sync with it.
+    w.run_jobs_until(ready + 17 * DAY);
+    assert_eq!(sync_due(), 0, "nothing left to follow");
+}
+
+#[test]
 fn a_campaign_pauses_itself_when_bounces_pass_the_threshold() {
     let w = World::with_vars(&[("SANDBOX_SENDING", r#"{"bounceBp": 1500}"#)]);
     let (_, ready) = staged(&w, 200);

@@ -653,20 +653,20 @@ async fn mirror_blocklist<P: SendingPlatform>(
 /// Follows every campaign on the platform: replies (classified; unsubscribes and bounces
 /// suppressed at once), bounces and unsubscribes, statistics, the bounce threshold, completion.
 /// `full`: read the per-day and per-step statistics too (the last pass of a sync; the passes
-/// between simulated hours need only the totals). Returns whether a campaign is sending (the
-/// sync then runs more often).
+/// between simulated hours need only the totals). Returns what the campaigns still need of the
+/// sync.
 pub async fn sync_campaigns<P: SendingPlatform>(
     db: &dyn Db,
     config: &Config,
     platform: &P,
     full: bool,
-) -> Result<bool, PlatformError> {
+) -> Result<Follow, PlatformError> {
     let campaigns = all(db)?;
     if campaigns.is_empty() {
-        return Ok(false);
+        return Ok(Follow::Nothing);
     }
     let at = platform.observed_ms();
-    let mut sending = false;
+    let mut follow = Follow::Nothing;
     // One campaign the platform fails on (deleted there, say) must not hold back the others,
     // nor the blocklist: opt-outs reach the platform within the run (DOMAIN §6.3). Its error is
     // answered once the rest is done.
@@ -684,10 +684,23 @@ pub async fn sync_campaigns<P: SendingPlatform>(
         if let Err(e) = sync_one(db, config, platform, &c, &pid, at, full).await {
             failed.get_or_insert(e);
         }
-        sending |= find(db, Some(&c.id))?.is_some_and(|c| c.state == State::Active);
+        let sending = find(db, Some(&c.id))?.is_some_and(|c| c.state == State::Active);
+        follow = follow.max(if sending { Follow::Sending } else { Follow::Replies });
     }
     mirror_blocklist(db, platform, at).await?;
-    failed.map_or(Ok(sending), Err)
+    failed.map_or(Ok(follow), Err)
+}
+
+/// What the campaigns need of the sync, least first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Follow {
+    /// No campaign is followed.
+    Nothing,
+    /// None is sending, but one that paused or ended lately still gets replies, opt-outs and
+    /// bounces, for `FOLLOW_AFTER_MS` (the sync must keep running, at its slower pace).
+    Replies,
+    /// One is sending (the sync runs more often).
+    Sending,
 }
 
 async fn sync_one<P: SendingPlatform>(

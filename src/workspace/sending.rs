@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::campaigns::Follow;
 use super::schedule::{self, Job, JobCx, JobError};
 use crate::config::{Config, ProviderMode};
 use crate::outbound::Outbound;
@@ -786,13 +787,13 @@ pub async fn sync(
     let platform = platform::open(db, config, outbound, now_ms)?;
     let mut steps = 0;
     let mut busy;
-    let mut campaigns_active;
+    let mut follow;
     loop {
         let advanced = platform.advance().await?;
         // The campaigns (their replies, opt-outs and bounces) are followed even when the
         // mailboxes' part failed (a mailbox the platform banned, say); its error comes after.
         let setup = sync_setup(db, config, &platform).await;
-        campaigns_active = super::campaigns::sync_campaigns(db, config, &platform, !advanced).await?;
+        follow = super::campaigns::sync_campaigns(db, config, &platform, !advanced).await?;
         busy = setup?;
         steps += 1;
         if !advanced {
@@ -803,7 +804,9 @@ pub async fn sync(
             return Ok(Some(0));
         }
     }
-    Ok((busy || campaigns_active).then(|| next_sync_in(config, campaigns_active)))
+    // Paused and ended campaigns still count: their late replies and opt-outs must be read
+    // without waiting for the user's next tool call (audit finding).
+    Ok((busy || follow != Follow::Nothing).then(|| next_sync_in(config, follow == Follow::Sending)))
 }
 
 /// The statement that (re)schedules the sync soon.
