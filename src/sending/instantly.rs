@@ -24,8 +24,8 @@ use super::calendar;
 use super::names;
 use super::platform::{
     Account, AccountStatus, AddedLeads, CampaignReport, CampaignSpec, CampaignStatus, Day, Dns, DomainCheck,
-    LeadSpec, OrderKind, OrderSpec, Outcome, PResult, Placed, PlatformError, Quote, QuoteItem, Received,
-    ReceivedPage, SendingPlatform, ShelfDomain, StepTotals, Totals,
+    LeadSpec, OrderKind, OrderSpec, Outcome, OutcomePage, PResult, Placed, PlatformError, Quote, QuoteItem,
+    Received, ReceivedPage, SendingPlatform, ShelfDomain, StepTotals, Totals,
 };
 use super::{InstantlyConfig, sandbox::LEADS_PER_CALL, sandbox::MAX_MAILBOXES_PER_DOMAIN};
 use crate::outbound::{Outbound, OutboundRequest};
@@ -39,7 +39,8 @@ const MAX_WAIT_MS: u32 = 30_000;
 const EMAILS_PER_MINUTE: i64 = 20;
 /// Pages of received emails read per call (the rest waits for the next sync).
 const EMAIL_PAGES: u32 = 3;
-/// Pages of campaign leads read per call when looking for bounces and unsubscribes.
+/// Pages of campaign leads read per call when looking for bounces and unsubscribes (the next
+/// call goes on from there).
 const LEAD_PAGES: u32 = 50;
 /// Timeout of one request.
 const TIMEOUT_MS: u32 = 20_000;
@@ -941,9 +942,9 @@ impl SendingPlatform for Instantly<'_> {
         Ok(page)
     }
 
-    async fn outcomes(&self, campaign: &str) -> PResult<Vec<(String, Outcome)>> {
+    async fn outcomes(&self, campaign: &str, after: Option<&str>) -> PResult<OutcomePage> {
         let mut out = Vec::new();
-        let mut cursor: Option<String> = None;
+        let mut cursor = after.map(str::to_owned);
         for _ in 0..LEAD_PAGES {
             let mut body = json!({ "campaign": campaign, "limit": 100 });
             if let Some(c) = &cursor {
@@ -967,7 +968,9 @@ impl SendingPlatform for Instantly<'_> {
                 break;
             }
         }
-        Ok(out)
+        // A campaign of more than `LEAD_PAGES` pages is read over several syncs, each going on
+        // where the last one stopped: starting over each time would never reach its last leads.
+        Ok(OutcomePage { items: out, next: cursor })
     }
 
     async fn block(&self, value: &str) -> PResult<()> {

@@ -342,3 +342,45 @@ fn received_emails_are_paced_to_twenty_a_minute() {
     assert_eq!(fake.sleeps.borrow().first(), Some(&15_000));
     assert_eq!(fake.count("GET /api/v2/emails"), 23);
 }
+
+#[test]
+fn campaign_leads_are_read_on_from_where_the_last_call_stopped() {
+    // 12,000 leads, 100 a page: more than one call reads (50 pages).
+    const LEADS: usize = 12_000;
+    let fake = Fake::new(|req, _| {
+        assert_eq!(path(req), "POST /api/v2/leads/list");
+        let b = body(req);
+        assert_eq!((b["campaign"].clone(), b["limit"].clone()), (json!("c-1"), json!(100)));
+        let from = b["starting_after"].as_str().map_or(0, |id| id[1..].parse::<usize>().unwrap() + 1);
+        let to = (from + 100).min(LEADS);
+        let items: Vec<Value> = (from..to)
+            .map(|n| {
+                let status = match n {
+                    7 => -2,
+                    11_500 => -1,
+                    _ => 1,
+                };
+                json!({ "id": format!("l{n}"), "email": format!("P{n}@x.example"), "campaign": "c-1", "status": status })
+            })
+            .collect();
+        json_response(
+            200,
+            json!({ "items": items, "next_starting_after": (to < LEADS).then(|| format!("l{}", to - 1)) }),
+        )
+    });
+    let (first, second, third, again) = with(&fake, |i| {
+        let first = block_on(i.outcomes("c-1", None)).unwrap();
+        let second = block_on(i.outcomes("c-1", first.next.as_deref())).unwrap();
+        let third = block_on(i.outcomes("c-1", second.next.as_deref())).unwrap();
+        let again = block_on(i.outcomes("c-1", third.next.as_deref())).unwrap();
+        (first, second, third, again)
+    });
+    assert_eq!(first.items, vec![("p7@x.example".to_owned(), Outcome::Unsubscribed)]);
+    assert_eq!(first.next.as_deref(), Some("l4999"));
+    assert_eq!((second.items.len(), second.next.as_deref()), (0, Some("l9999")));
+    // The last leads are reached (audit finding: each call started over and never got there).
+    assert_eq!(third.items, vec![("p11500@x.example".to_owned(), Outcome::Bounced)]);
+    assert_eq!(third.next, None);
+    assert_eq!(again.items.len(), 1, "then it starts over");
+    assert_eq!(fake.count("POST /api/v2/leads/list"), 50 + 50 + 20 + 50);
+}

@@ -387,6 +387,16 @@ pub struct ReceivedPage {
     pub more: bool,
 }
 
+/// A stretch of a campaign's leads that bounced or unsubscribed.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OutcomePage {
+    /// The leads, with what happened to them.
+    pub items: Vec<(String, Outcome)>,
+    /// Where the next call goes on reading, when the platform has more leads than one call
+    /// reads; `None` once the end was reached (the next call starts over).
+    pub next: Option<String>,
+}
+
 /// What happened to a lead that must never be emailed again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -440,8 +450,9 @@ pub trait SendingPlatform {
     async fn totals(&self, campaign: &str) -> PResult<(CampaignStatus, Totals)>;
     /// Emails received for a campaign at or after `since_ms`, oldest first.
     async fn received(&self, campaign: &str, since_ms: i64) -> PResult<ReceivedPage>;
-    /// The campaign's leads that bounced or unsubscribed.
-    async fn outcomes(&self, campaign: &str) -> PResult<Vec<(String, Outcome)>>;
+    /// The campaign's leads that bounced or unsubscribed, read from `after` (a `next` of an
+    /// earlier page) or from the start.
+    async fn outcomes(&self, campaign: &str, after: Option<&str>) -> PResult<OutcomePage>;
     /// Adds an address or a domain to the platform's blocklist.
     async fn block(&self, value: &str) -> PResult<()>;
 }
@@ -543,8 +554,8 @@ impl SendingPlatform for Platform<'_> {
     async fn received(&self, campaign: &str, since_ms: i64) -> PResult<ReceivedPage> {
         delegate!(self, p => p.received(campaign, since_ms).await)
     }
-    async fn outcomes(&self, campaign: &str) -> PResult<Vec<(String, Outcome)>> {
-        delegate!(self, p => p.outcomes(campaign).await)
+    async fn outcomes(&self, campaign: &str, after: Option<&str>) -> PResult<OutcomePage> {
+        delegate!(self, p => p.outcomes(campaign, after).await)
     }
     async fn block(&self, value: &str) -> PResult<()> {
         delegate!(self, p => p.block(value).await)

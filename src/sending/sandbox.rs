@@ -30,8 +30,8 @@ use super::classify::Class;
 use super::names;
 use super::platform::{
     Account, AccountStatus, AddedLeads, CampaignReport, CampaignSpec, CampaignStatus, Day, Dns, DomainCheck,
-    OrderKind, OrderSpec, Outcome, PResult, Placed, PlatformError, Quote, QuoteItem, Received, ReceivedPage,
-    SendingPlatform, ShelfDomain, StepTotals, Totals,
+    OrderKind, OrderSpec, Outcome, OutcomePage, PResult, Placed, PlatformError, Quote, QuoteItem, Received,
+    ReceivedPage, SendingPlatform, ShelfDomain, StepTotals, Totals,
 };
 use super::{SandboxSettings, draw_bp, stable_hash};
 use crate::store::{Db, Stmt, StoreError, from_document, to_document};
@@ -1303,7 +1303,7 @@ impl SendingPlatform for Sandbox<'_> {
         Ok(ReceivedPage { items, more })
     }
 
-    async fn outcomes(&self, campaign: &str) -> PResult<Vec<(String, Outcome)>> {
+    async fn outcomes(&self, campaign: &str, _after: Option<&str>) -> PResult<OutcomePage> {
         #[derive(Deserialize)]
         struct Row {
             lead: String,
@@ -1313,10 +1313,12 @@ impl SendingPlatform for Sandbox<'_> {
             "SELECT DISTINCT lead, kind FROM sandbox_sending_events WHERE campaign_id = ? AND kind IN ('bounce', 'unsubscribe') AND at <= ? ORDER BY lead",
             vec![campaign.into(), self.frontier().into()],
         )?;
-        Ok(rows
+        // All in one page: the simulation's campaigns are small.
+        let items = rows
             .into_iter()
             .map(|r| (r.lead, if r.kind == "bounce" { Outcome::Bounced } else { Outcome::Unsubscribed }))
-            .collect())
+            .collect();
+        Ok(OutcomePage { items, next: None })
     }
 
     async fn block(&self, value: &str) -> PResult<()> {

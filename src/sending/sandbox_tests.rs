@@ -322,8 +322,9 @@ fn campaigns_send_inside_the_window_within_limits_and_deterministically() {
     }
     assert!(classes.contains(&Class::Bounce) && classes.contains(&Class::OutOfOffice));
     assert!(classes.len() >= 4, "{classes:?}");
-    let outcomes = block_on(sb.outcomes(&id)).unwrap();
-    assert_eq!(outcomes.iter().filter(|(_, o)| *o == Outcome::Bounced).count() as u32, t.bounced);
+    let outcomes = block_on(sb.outcomes(&id, None)).unwrap();
+    assert_eq!(outcomes.next, None);
+    assert_eq!(outcomes.items.iter().filter(|(_, o)| *o == Outcome::Bounced).count() as u32, t.bounced);
 }
 
 #[test]

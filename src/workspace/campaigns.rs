@@ -161,6 +161,8 @@ pub struct Campaign {
     pub bounce_alert_at: Option<i64>,
     /// Emails sent and bounced when it last resumed (0, 0 until then).
     pub bounce_base: (u32, u32),
+    /// Where the platform's list of bounced and unsubscribed leads is read on from.
+    pub outcomes_after: Option<String>,
     /// When it last changed state (platform time).
     pub state_at: i64,
     /// Last change (ms).
@@ -186,6 +188,7 @@ struct Row {
     bounce_alert_at: Option<i64>,
     base_sent: u32,
     base_bounced: u32,
+    outcomes_after: Option<String>,
     state_at: i64,
     updated_at: i64,
 }
@@ -210,6 +213,7 @@ fn decode(rows: Vec<Row>) -> Result<Vec<Campaign>, StoreError> {
                 replies_since: r.replies_since,
                 bounce_alert_at: r.bounce_alert_at,
                 bounce_base: (r.base_sent, r.base_bounced),
+                outcomes_after: r.outcomes_after,
                 state_at: r.state_at,
                 updated_at: r.updated_at,
             })
@@ -221,8 +225,8 @@ fn decode(rows: Vec<Row>) -> Result<Vec<Campaign>, StoreError> {
 pub fn all(db: &dyn Db) -> Result<Vec<Campaign>, StoreError> {
     decode(db.rows(
         "SELECT id, name, status, platform_id, doc, leads, created_at, launched_at, paused_at, paused_by, \
-         pause_reason, stats, synced_at, replies_since, bounce_alert_at, base_sent, base_bounced, state_at, updated_at \
-         FROM campaigns ORDER BY created_at DESC, id",
+         pause_reason, stats, synced_at, replies_since, bounce_alert_at, base_sent, base_bounced, outcomes_after, \
+         state_at, updated_at FROM campaigns ORDER BY created_at DESC, id",
         vec![],
     )?)
 }
@@ -769,7 +773,12 @@ async fn sync_one<P: SendingPlatform>(
         || report.totals.bounced != c.stats.bounced
         || report.totals.unsubscribed != c.stats.unsubscribed_link
     {
-        for (email, outcome) in platform.outcomes(pid).await? {
+        let page = platform.outcomes(pid, c.outcomes_after.as_deref()).await?;
+        stmts.push(Stmt::new(
+            "UPDATE campaigns SET outcomes_after = ? WHERE id = ?",
+            vec![page.next.into(), c.id.clone().into()],
+        ));
+        for (email, outcome) in page.items {
             let (reason, name, source) = match outcome {
                 Outcome::Bounced => (Reason::Bounce, "bounced", "bounce"),
                 Outcome::Unsubscribed => (Reason::Unsubscribe, "unsubscribed", "unsubscribe link"),

@@ -207,6 +207,13 @@ pub const ALL: &[Migration] = &[
             "ALTER TABLE campaigns ADD COLUMN base_bounced INTEGER NOT NULL DEFAULT 0",
         ],
     },
+    Migration {
+        name: "0012_outcomes_cursor",
+        statements: &[
+            // Where the next read of the campaign's bounced and unsubscribed leads goes on.
+            "ALTER TABLE campaigns ADD COLUMN outcomes_after TEXT",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]

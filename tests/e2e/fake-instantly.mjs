@@ -39,6 +39,8 @@ export function fakeInstantly(KEY) {
     taken: new Set(["tryledgerly.com"]),
     shelf: ["pipelinereach.com"],
     seq: 0,
+    leadPages: 0,
+    leadPageSize: 100,
   };
   const id = (p) => `${p}_${++state.seq}`;
   const iso = (ms) => new Date(ms).toISOString();
@@ -240,8 +242,17 @@ export function fakeInstantly(KEY) {
     }
     if (req.method === "POST" && path === "/api/v2/leads/list") {
       // The singular `campaign` filter is the one that works (DOMAIN §1.9).
+      // Pages of `limit` (1–100) after the `starting_after` lead id (DOMAIN §1, pagination);
+      // `leadPageSize` makes pages smaller so that a test can reach past the adapter's pages.
       const list = state.leads.get(body.campaign) ?? [];
-      return send(200, { items: list, next_starting_after: null });
+      const limit = Number(body.limit ?? 100);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100) return send(400, { message: "limit: 1 to 100" });
+      const from = body.starting_after ? list.findIndex((l) => l.id === body.starting_after) + 1 : 0;
+      if (from === 0 && body.starting_after) return send(400, { message: "starting_after: unknown lead" });
+      state.leadPages++;
+      const items = list.slice(from, from + Math.min(limit, state.leadPageSize));
+      const more = from + items.length < list.length;
+      return send(200, { items, next_starting_after: more ? items.at(-1).id : null });
     }
     if (req.method === "GET" && path === "/api/v2/emails") {
       const now = Date.now();

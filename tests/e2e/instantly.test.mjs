@@ -142,7 +142,8 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   await ok(client, "save_target", { description: "Sales leaders in the US" });
   await ok(client, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
   await ok(client, "confirm_target");
-  const imp = await ok(client, "import_leads", { max_leads: 30 });
+  // More leads than the adapter reads in one sync when Instantly's pages are small (below).
+  const imp = await ok(client, "import_leads", { max_leads: 60 });
   assert.equal((await ok(client, "decide_approval", { id: imp.id, decision: "approve" })).status, "done");
   await ok(client, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Anna Berg" });
   const seq = await ok(client, "save_sequence", {
@@ -222,5 +223,21 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   const resumed = await ok(client, "get_campaign");
   assert.equal(resumed.status, "active", JSON.stringify(resumed));
   assert.equal(sent("POST", `/api/v2/campaigns/${cid}/pause`).length, 1);
+
+  // A bounce far down a long list of leads: one sync reads 50 pages of leads, the next goes on
+  // from there instead of starting over, and finds it.
+  assert.ok(leads.length >= 60, `${leads.length} leads`);
+  instantly.state.leadPageSize = 1;
+  const far = leads.at(-1).email;
+  instantly.setLeadStatus(cid, far, -1);
+  instantly.setAnalytics(cid, { contacted_count: 90, emails_sent_count: 100, open_count_unique: 20, reply_count_unique: 2, reply_count_automatic_unique: 1, bounced_count: 7, unsubscribed_count: 1 });
+  let pages = instantly.state.leadPages;
+  await ok(client, "get_campaign");
+  assert.equal(instantly.state.leadPages - pages, 50);
+  assert.ok(!instantly.state.blocklist.includes(far));
+  pages = instantly.state.leadPages;
+  await ok(client, "get_campaign");
+  assert.equal(instantly.state.leadPages - pages, leads.length - 50);
+  assert.ok(instantly.state.blocklist.includes(far), "found on the second read");
   await client.close();
 });
