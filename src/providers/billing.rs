@@ -41,6 +41,15 @@ pub struct CheckoutSession {
     pub expires_at: Option<i64>,
 }
 
+/// What became of a payment page that was closed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closed {
+    /// Nobody paid on it, and nobody can now.
+    Unpaid,
+    /// It was paid before it could be closed.
+    Paid,
+}
+
 /// A billing portal session for a customer.
 #[derive(Debug, Clone)]
 pub struct PortalRequest<'a> {
@@ -175,6 +184,9 @@ pub trait BillingProvider {
         &'a self,
         req: CheckoutRequest<'a>,
     ) -> LocalBoxFuture<'a, Result<CheckoutSession, ProviderError>>;
+    /// Closes a payment page so that it can no longer be paid, and says whether it was paid
+    /// already.
+    fn close_checkout<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<Closed, ProviderError>>;
     /// Creates a billing portal session.
     fn create_portal<'a>(
         &'a self,

@@ -12,8 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use super::ProviderError;
 use super::billing::{
-    BillingEvent, BillingProvider, ChangePlanRequest, CheckoutRequest, CheckoutSession, EventKind, Invoice,
-    PlanChanged, PortalRequest, PortalSession, Subscription,
+    BillingEvent, BillingProvider, ChangePlanRequest, CheckoutRequest, CheckoutSession, Closed, EventKind,
+    Invoice, PlanChanged, PortalRequest, PortalSession, Subscription,
 };
 use crate::ids::random_id;
 use crate::plans::Plan;
@@ -92,6 +92,17 @@ impl<'a> SandboxBilling<'a> {
             id,
             expires_at: Some(expires_at),
         })
+    }
+
+    fn close(&self, id: &str) -> Result<Closed, StoreError> {
+        if session(&self.svc, "checkout", id)?.is_some_and(|s| s.status == "complete") {
+            return Ok(Closed::Paid);
+        }
+        self.svc.db.exec(
+            "UPDATE sandbox_billing_sessions SET status = 'expired' WHERE id = ? AND status = 'open'",
+            vec![id.into()],
+        )?;
+        Ok(Closed::Unpaid)
     }
 
     fn portal(&self, req: &PortalRequest<'_>) -> Result<PortalSession, StoreError> {
@@ -203,6 +214,9 @@ impl BillingProvider for SandboxBilling<'_> {
         req: CheckoutRequest<'a>,
     ) -> LocalBoxFuture<'a, Result<CheckoutSession, ProviderError>> {
         Box::pin(async move { self.checkout(&req).map_err(store_err) })
+    }
+    fn close_checkout<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<Closed, ProviderError>> {
+        Box::pin(async move { self.close(session).map_err(store_err) })
     }
     fn create_portal<'a>(
         &'a self,

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::ProviderError;
 use super::billing::{
-    BillingEvent, BillingProvider, ChangePlanRequest, CheckoutRequest, CheckoutSession, EventKind, Invoice,
-    PlanChanged, PortalRequest, PortalSession, Subscription,
+    BillingEvent, BillingProvider, ChangePlanRequest, CheckoutRequest, CheckoutSession, Closed, EventKind,
+    Invoice, PlanChanged, PortalRequest, PortalSession, Subscription,
 };
 use crate::config::{Secret, StripeConfig};
 use crate::form;
@@ -136,6 +136,22 @@ impl<'a> Stripe<'a> {
         }
     }
 
+    async fn close(&self, id: &str) -> Result<Closed, ProviderError> {
+        let path = format!("/v1/checkout/sessions/{id}");
+        match self.call("POST", &format!("{path}/expire"), &[], None).await {
+            Ok(_) => Ok(Closed::Unpaid),
+            // Only an open session can be expired: a refusal means it was paid or had expired.
+            Err(ProviderError::Rejected(_)) => match self.call("GET", &path, &[], None).await?["status"]
+                .as_str()
+            {
+                Some("complete") => Ok(Closed::Paid),
+                Some("expired") => Ok(Closed::Unpaid),
+                other => Err(ProviderError::Unavailable(format!("checkout session {other:?} after expire"))),
+            },
+            Err(e) => Err(e),
+        }
+    }
+
     async fn portal(&self, req: PortalRequest<'_>) -> Result<PortalSession, ProviderError> {
         let fields = [("customer", req.customer), ("return_url", req.return_url.as_str())];
         let session = self.call("POST", "/v1/billing_portal/sessions", &fields, None).await?;
@@ -195,6 +211,9 @@ impl BillingProvider for Stripe<'_> {
         req: CheckoutRequest<'a>,
     ) -> LocalBoxFuture<'a, Result<CheckoutSession, ProviderError>> {
         Box::pin(self.checkout(req))
+    }
+    fn close_checkout<'a>(&'a self, session: &'a str) -> LocalBoxFuture<'a, Result<Closed, ProviderError>> {
+        Box::pin(self.close(session))
     }
     fn create_portal<'a>(
         &'a self,

@@ -10,7 +10,7 @@ use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
 use super::workspace::NoArguments;
 use crate::plans::{Limits, Money, Plan, group_thousands};
 use crate::providers::ProviderError;
-use crate::providers::billing::{self as provider, CheckoutRequest, PortalRequest};
+use crate::providers::billing::{self as provider, CheckoutRequest, CheckoutSession, Closed, PortalRequest};
 use crate::workspace::approvals::{self, ApprovalResult};
 use crate::workspace::billing::{self, UpgradeArgs, UpgradePlan};
 use crate::workspace::limits::{self, Usage};
@@ -319,25 +319,37 @@ impl Tool for StartCheckout {
         let customer = current.state.as_ref().and_then(|s| s.customer.clone());
         let svc = cx.services();
         let billing = provider::provider(&svc);
-        let base = cx.config.public_url();
-        let session = billing
-            .create_checkout(CheckoutRequest {
-                workspace: &cx.principal.workspace,
-                plan,
-                customer: customer.as_deref(),
-                success_url: format!(
-                    "{base}/billing/return?checkout=success&session_id={{CHECKOUT_SESSION_ID}}"
-                ),
-                cancel_url: format!("{base}/billing/return?checkout=cancel"),
-                idempotency_key: format!("vibesell-checkout-{}-{}", cx.request_id, plan.id),
-            })
-            .await
-            .map_err(|e| provider_refusal(e, "payment page"))?;
+        // One payable page at a time, or the user could pay on two (audit finding): the last one
+        // again while it has a while to go, otherwise closed before a new one is made.
+        let last = billing::last_checkout(cx.db)?;
+        let live = |l: &&billing::LastCheckout| l.session.expires_at.is_none_or(|at| at > cx.now_ms);
+        let reused = last.as_ref().filter(|l| {
+            l.plan == plan.id && l.session.expires_at.is_some_and(|at| at > cx.now_ms + REUSE_MIN_MS)
+        });
+        let session = if let Some(l) = reused {
+            l.session.clone()
+        } else {
+            if let Some(l) = last.as_ref().filter(live) {
+                let closed = billing
+                    .close_checkout(&l.session.id)
+                    .await
+                    .map_err(|e| provider_refusal(e, "payment page"))?;
+                if closed == Closed::Paid {
+                    return Err(Refusal::guidance(format!(
+                        "The payment page made earlier (for the {} plan) has just been paid, so no new one was made. \
+                         The plan changes once the payment is confirmed: check with get_plans_and_billing.",
+                        plans.find(&l.plan).map_or(l.plan.as_str(), |p| p.name.as_str())
+                    )));
+                }
+            }
+            self.create(cx, &*billing, plan, customer.as_deref(), last.as_ref()).await?
+        };
         let price = plans.price(plan);
         let simulated = billing.is_simulated();
         let mut text = format!(
-            "Payment page for the **{}** plan ({}/month: {}): {}\nGive the user this link to open themselves; \
+            "{}ayment page for the **{}** plan ({}/month: {}): {}\nGive the user this link to open themselves; \
              only they pay. The plan changes once the payment is confirmed: check with get_plans_and_billing.",
+            if reused.is_some() { "The same p" } else { "P" },
             plan.name,
             price.display(),
             limits_line(plan),
@@ -363,6 +375,47 @@ impl Tool for StartCheckout {
                 simulated,
             },
         ))
+    }
+}
+
+/// A payment page is handed out again only while it has at least this long to go.
+const REUSE_MIN_MS: i64 = 30 * 60_000;
+
+impl StartCheckout {
+    /// Makes a new payment page and remembers it.
+    async fn create(
+        &self,
+        cx: &ToolCx<'_>,
+        billing: &dyn provider::BillingProvider,
+        plan: &Plan,
+        customer: Option<&str>,
+        last: Option<&billing::LastCheckout>,
+    ) -> Result<CheckoutSession, Refusal> {
+        let base = cx.config.public_url();
+        let session = billing
+            .create_checkout(CheckoutRequest {
+                workspace: &cx.principal.workspace,
+                plan,
+                customer,
+                success_url: format!(
+                    "{base}/billing/return?checkout=success&session_id={{CHECKOUT_SESSION_ID}}"
+                ),
+                cancel_url: format!("{base}/billing/return?checkout=cancel"),
+                // Named after the page it follows: two calls at once make one page, not two.
+                idempotency_key: format!(
+                    "vibesell-checkout-{}-{}-after-{}",
+                    cx.principal.workspace,
+                    plan.id,
+                    last.map_or("none", |l| l.session.id.as_str())
+                ),
+            })
+            .await
+            .map_err(|e| provider_refusal(e, "payment page"))?;
+        billing::remember_checkout(
+            cx.db,
+            &billing::LastCheckout { plan: plan.id.clone(), session: session.clone() },
+        )?;
+        Ok(session)
     }
 }
 

@@ -14,10 +14,10 @@ use crate::config::Config;
 use crate::plans::{Limit, Money, Plan};
 use crate::providers::ProviderError;
 use crate::providers::billing::{
-    self as provider, BillingEvent, ChangePlanRequest, EventKind, Invoice, Subscription,
+    self as provider, BillingEvent, ChangePlanRequest, CheckoutSession, EventKind, Invoice, Subscription,
 };
 use crate::providers::sandbox_billing::prorate;
-use crate::store::{Db, Stmt, StoreError};
+use crate::store::{Db, Stmt, StoreError, from_document, to_document};
 use crate::tools::registry::{Refusal, ToolCx};
 
 /// Subscription statuses that keep the plan's features.
@@ -200,6 +200,8 @@ pub fn apply_event(
     let mut outcome = Applied::Applied;
     match &event.kind {
         EventKind::CheckoutCompleted { customer, subscription, plan, paid } => {
+            // The page is used up: the next `start_checkout`, if any, makes a new one.
+            stmts.push(Stmt::new("DELETE FROM meta WHERE key = ?", vec![LAST_CHECKOUT.into()]));
             new.customer = customer.clone().or(new.customer);
             // A checkout older than the subscription events applied (Stripe retries a
             // completion for days, DOMAIN §5.3) links its customer and nothing else: its
@@ -432,6 +434,34 @@ impl Action for UpgradePlan {
         }
         Ok(Executed { result, writes })
     }
+}
+
+// ---- the open payment page ---------------------------------------------------------------
+
+/// The payment page last made for the workspace. There is at most one that can still be paid:
+/// `start_checkout` hands it out again for the same plan and closes it before making one for
+/// another, so the user cannot subscribe twice from two pages.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastCheckout {
+    /// The plan it is for.
+    pub plan: String,
+    /// The page.
+    pub session: CheckoutSession,
+}
+
+const LAST_CHECKOUT: &str = "last_checkout";
+
+/// The payment page last made, if any (it may have expired, been paid or been closed since).
+pub fn last_checkout(db: &dyn Db) -> Result<Option<LastCheckout>, StoreError> {
+    super::meta(db, LAST_CHECKOUT)?.map(|doc| from_document(&doc)).transpose()
+}
+
+/// Remembers the payment page just made.
+pub fn remember_checkout(db: &dyn Db, last: &LastCheckout) -> Result<(), StoreError> {
+    db.exec(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+        vec![LAST_CHECKOUT.into(), to_document(last)?.into()],
+    )
 }
 
 #[cfg(test)]

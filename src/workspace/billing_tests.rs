@@ -395,3 +395,50 @@ fn a_holder_checks_the_schema_on_its_first_op_only() {
     assert_eq!(cold, warm + 2);
     assert_eq!(run(&workspace::Opened::default()).1, cold, "a new holder checks again");
 }
+
+#[test]
+fn one_payment_page_can_be_paid_at_a_time() {
+    let w = World::new();
+    let pay =
+        |session: &str, at: i64| w.op(Op::SandboxPay { session: session.into(), card: CARD_OK.into() }, at);
+    let first = w.ok("start_checkout", json!({"plan": "starter"}), NOW_MS);
+    // The same plan again: the same page, not a second one to pay on.
+    let again = w.ok("start_checkout", json!({"plan": "starter"}), NOW_MS + 60_000);
+    assert_eq!(
+        (again["sessionId"].clone(), again["url"].clone()),
+        (first["sessionId"].clone(), first["url"].clone())
+    );
+    // Another plan: the first page is closed before the new one is made (audit finding: both
+    // could be paid, two subscriptions).
+    let growth = w.ok("start_checkout", json!({"plan": "growth"}), NOW_MS + 120_000);
+    assert_ne!(growth["sessionId"], first["sessionId"]);
+    let closed = pay(first["sessionId"].as_str().unwrap(), NOW_MS + 180_000);
+    assert!(matches!(closed, OpReply::SandboxPaid { outcome: Paid::Closed { .. } }), "{closed:?}");
+    // Back to the first plan: a new page again, and the growth page closed.
+    let starter = w.ok("start_checkout", json!({"plan": "starter"}), NOW_MS + 240_000);
+    assert!(![first["sessionId"].clone(), growth["sessionId"].clone()].contains(&starter["sessionId"]));
+    let closed = pay(growth["sessionId"].as_str().unwrap(), NOW_MS + 300_000);
+    assert!(matches!(closed, OpReply::SandboxPaid { outcome: Paid::Closed { .. } }), "{closed:?}");
+    // A page close to expiring is not handed out again: a fresh one is.
+    let expires = starter["expiresAt"].as_i64().unwrap();
+    let fresh = w.ok("start_checkout", json!({"plan": "starter"}), expires - 60_000);
+    assert_ne!(fresh["sessionId"], starter["sessionId"]);
+    // Paid, the page is used up and the workspace pays: no other page.
+    let paid = pay(fresh["sessionId"].as_str().unwrap(), expires - 30_000);
+    assert!(matches!(paid, OpReply::SandboxPaid { outcome: Paid::Paid { .. } }), "{paid:?}");
+    assert!(w.refused("start_checkout", json!({"plan": "growth"}), expires).contains("upgrade_plan"));
+    assert_eq!(crate::workspace::billing::last_checkout(&w.db).unwrap(), None);
+}
+
+#[test]
+fn a_page_paid_just_before_it_is_closed_makes_no_second_one() {
+    let w = World::new();
+    let first = w.ok("start_checkout", json!({"plan": "starter"}), NOW_MS);
+    let session = first["sessionId"].as_str().unwrap().to_owned();
+    // Paid at the provider, its confirmation not yet applied to the workspace.
+    (&w.db as &dyn crate::store::Db)
+        .exec("UPDATE sandbox_billing_sessions SET status = 'complete' WHERE id = ?", vec![session.into()])
+        .unwrap();
+    let text = w.refused("start_checkout", json!({"plan": "growth"}), NOW_MS + 60_000);
+    assert!(text.contains("has just been paid") && text.contains("Starter"), "{text}");
+}

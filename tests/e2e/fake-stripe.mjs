@@ -17,6 +17,7 @@ export async function startFakeStripe({ secretKey, prices }) {
   const failNext = new Map(); // path -> how many 500s to answer first
   const declining = new Set(); // subscription ids whose changes are declined
   const subscriptions = new Map(); // id -> { customer, item, price }
+  const sessions = new Map(); // checkout session id -> session (status open, complete or expired)
   let seq = 0;
   const now = () => Math.floor(Date.now() / 1000);
 
@@ -65,7 +66,22 @@ export async function startFakeStripe({ secretKey, prices }) {
         if (form.customer && form.customer_email) problems.push("customer and customer_email");
         if (problems.length) return error(400, "invalid_request_error", `Invalid: ${problems.join(", ")}`);
         const sid = id("cs_test");
-        return send(200, { id: sid, object: "checkout.session", mode: "subscription", status: "open", url: `https://checkout.stripe.test/c/pay/${sid}`, expires_at: now() + 86400, client_reference_id: form.client_reference_id });
+        const session = { id: sid, object: "checkout.session", mode: "subscription", status: "open", url: `https://checkout.stripe.test/c/pay/${sid}`, expires_at: now() + 86400, client_reference_id: form.client_reference_id };
+        sessions.set(sid, session);
+        return send(200, session);
+      }
+      // Expiring a session (POST /v1/checkout/sessions/:id/expire) works on open ones only;
+      // retrieving one (GET) tells what became of it.
+      const sessionMatch = url.pathname.match(/^\/v1\/checkout\/sessions\/(cs_[A-Za-z0-9_]+)(\/expire)?$/);
+      if (sessionMatch) {
+        const session = sessions.get(sessionMatch[1]);
+        if (!session) return error(404, "invalid_request_error", `No such checkout.session: '${sessionMatch[1]}'`);
+        if (req.method === "GET" && !sessionMatch[2]) return send(200, session, false);
+        if (req.method !== "POST" || !sessionMatch[2]) return error(405, "invalid_request_error", "Unrecognized request");
+        if (session.status !== "open") return error(400, "invalid_request_error", 'Only Checkout Sessions with a status in ["open"] can be expired.');
+        session.status = "expired";
+        session.url = null;
+        return send(200, session);
       }
       if (req.method === "POST" && url.pathname === "/v1/billing_portal/sessions") {
         if (!/^cus_/.test(form.customer ?? "") || !/^https?:\/\//.test(form.return_url ?? "")) return error(400, "invalid_request_error", "customer and return_url are required");
@@ -103,6 +119,7 @@ export async function startFakeStripe({ secretKey, prices }) {
   return {
     url,
     requests,
+    sessions,
     charges,
     failNext,
     declining,

@@ -84,6 +84,22 @@ test("checkout and portal sessions are created the way Stripe documents", async 
   assert.equal(sent.form["metadata[plan]"], "growth");
   assert.equal(sent.form.success_url, `${worker.origin}/billing/return?checkout=success&session_id={CHECKOUT_SESSION_ID}`);
   assert.ok((await ok(client, "get_plans_and_billing")).simulated === false);
+
+  // One payable page at a time: the same plan gets the same page; another plan's page is made
+  // only once Stripe has expired the earlier one; a page paid meanwhile stops a second one.
+  const creations = () => stripe.requests.filter((r) => r.method === "POST" && r.path === "/v1/checkout/sessions").length;
+  const made = creations();
+  assert.equal((await ok(client, "start_checkout", { plan: "growth" })).sessionId, checkout.sessionId);
+  assert.equal(creations(), made, "no second page for the same plan");
+  const starter = await ok(client, "start_checkout", { plan: "starter" });
+  assert.notEqual(starter.sessionId, checkout.sessionId);
+  assert.equal(stripe.sessions.get(checkout.sessionId).status, "expired");
+  assert.ok(stripe.requests.some((r) => r.path === `/v1/checkout/sessions/${checkout.sessionId}/expire`));
+  stripe.sessions.get(starter.sessionId).status = "complete";
+  const refused = await client.callTool({ name: "start_checkout", arguments: { plan: "growth" } });
+  assert.equal(refused.isError, true);
+  assert.match(refused.content[0].text, /has just been paid/);
+  assert.equal(creations(), made + 1, "no page made after the paid one");
   await client.close();
 });
 
