@@ -81,8 +81,11 @@ pub fn next_weekday(day: Date) -> Date {
 }
 
 fn rate(leads: u64, bp: u32) -> u64 {
-    // Rounded to the nearest whole reply.
-    u64::try_from((u128::from(leads) * u128::from(bp) + 5_000) / 10_000).unwrap_or(u64::MAX)
+    // Rounded to the nearest whole reply, exactly: with leads = q·10,000 + r, the product is
+    // q·bp·10,000 + r·bp, and only r·bp (which cannot overflow) needs rounding. No u128: its
+    // division would link compiler-builtins' 128-bit division into the module.
+    let bp = u64::from(bp);
+    (leads / 10_000).saturating_mul(bp).saturating_add((leads % 10_000 * bp + 5_000) / 10_000)
 }
 
 /// Simulates the campaign.
@@ -190,6 +193,22 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates_round_exactly_as_in_128_bits() {
+        let reference = |leads: u64, bp: u32| {
+            u64::try_from((u128::from(leads) * u128::from(bp) + 5_000) / 10_000).unwrap_or(u64::MAX)
+        };
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for i in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let leads = [i, x % 1_000_000_000, x >> (i % 64), u64::MAX - i][(i % 4) as usize];
+            let bp = [0, 1, 4_999, 5_000, 10_000, (x % 20_000) as u32][(i % 6) as usize];
+            assert_eq!(rate(leads, bp), reference(leads, bp), "{leads} × {bp}");
+        }
+    }
 
     fn date(s: &str) -> Date {
         crate::dates::parse_ymd(s).unwrap()

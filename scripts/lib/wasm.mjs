@@ -164,3 +164,29 @@ export function withFunctionNames(bytes, names) {
   parts.push(replacement);
   return Buffer.concat(parts);
 }
+
+/** The module's exports, in order: `{ name, kind, index }`. */
+export function exportsOf(bytes) {
+  const section = sections(bytes).find((s) => s.id === 7);
+  if (!section) return [];
+  const r = reader(section.body);
+  const out = [];
+  for (let n = r.u32(); n > 0; n--) {
+    const exported = r.name();
+    const kind = r.bytes[r.pos++];
+    out.push({ name: exported, kind, index: r.u32() });
+  }
+  return out;
+}
+
+/** `bytes` with only the exports `keep(export)` accepts. */
+export function withExports(bytes, keep) {
+  const kept = exportsOf(bytes).filter(keep);
+  const entries = kept.map((e) => Buffer.concat([name(e.name), Buffer.from([e.kind]), u32(e.index)]));
+  const body = Buffer.concat([u32(entries.length), ...entries]);
+  const parts = [bytes.subarray(0, 8)];
+  for (const s of sections(bytes)) {
+    parts.push(s.id === 7 ? Buffer.concat([Buffer.from([7]), u32(body.length), body]) : bytes.subarray(s.start, s.end));
+  }
+  return Buffer.concat(parts);
+}

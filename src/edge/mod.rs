@@ -543,6 +543,12 @@ fn rpc_answer(answer: impl std::future::Future<Output = (u16, String)> + 'static
     })
 }
 
+/// A Durable Object alarm at `ms` since the epoch, through a JavaScript `Date` (`worker`'s
+/// conversion from a chrono `DateTime` would link chrono's calendar code for nothing).
+fn alarm_at(ms: i64) -> worker::ScheduledTime {
+    worker::ScheduledTime::new(js_sys::Date::new(&wasm_bindgen::JsValue::from_f64(ms as f64)))
+}
+
 /// A Durable Object's answer to `fetch`: the Worker calls them over Workers RPC (`call`) only,
 /// and the `worker` crate requires a `fetch`.
 fn rpc_only() -> worker::Result<worker::Response> {

@@ -5,7 +5,6 @@
 
 use std::rc::Rc;
 
-use chrono::DateTime;
 use wasm_bindgen::prelude::wasm_bindgen;
 use worker::{DurableObject, Env, Request, Response, State, durable_object};
 
@@ -54,10 +53,9 @@ impl Inner {
     async fn upkeep(&self, decided: Result<state::Upkeep, StoreError>) -> Result<(), String> {
         let storage = self.state.storage();
         match decided.map_err(|e| e.to_string())? {
-            state::Upkeep::AlarmAt(ms) => match DateTime::from_timestamp_millis(ms) {
-                Some(at) => storage.set_alarm(at).await.map_err(|e| e.to_string()),
-                None => Ok(()),
-            },
+            state::Upkeep::AlarmAt(ms) => {
+                storage.set_alarm(super::alarm_at(ms)).await.map_err(|e| e.to_string())
+            }
             // `upkeep` has already forgotten the tables.
             state::Upkeep::DeleteAll => storage.delete_all().await.map_err(|e| e.to_string()),
         }

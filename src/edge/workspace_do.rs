@@ -6,9 +6,8 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
-use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::wasm_bindgen;
-use worker::{DurableObject, Env, Request, Response, ScheduledTime, State, durable_object};
+use worker::{DurableObject, Env, Request, Response, State, durable_object};
 
 use super::db::DoDb;
 use super::outbound::WorkerFetch;
@@ -153,10 +152,7 @@ impl Inner {
         }
         let storage = self.state.storage();
         let result = match next {
-            Some(at) => {
-                let date = js_sys::Date::new(&JsValue::from_f64(at as f64));
-                storage.set_alarm(ScheduledTime::new(date)).await
-            }
+            Some(at) => storage.set_alarm(super::alarm_at(at)).await,
             None => storage.delete_alarm().await,
         };
         match result {

@@ -200,8 +200,12 @@ pub fn prorate(difference: i64, period_start: i64, period_end: i64, now_ms: i64)
     if length <= 0 || difference <= 0 {
         return 0;
     }
-    // Rounded to the nearest cent, in i128 to stay exact.
-    ((i128::from(difference) * i128::from(left) + i128::from(length) / 2) / i128::from(length)) as i64
+    // Rounded to the nearest cent. The product fits an i64 for any price difference below
+    // $34 million a month over a 31-day period; beyond, floating point.
+    match difference.checked_mul(left) {
+        Some(product) => (product + length / 2) / length,
+        None => (difference as f64 * left as f64 / length as f64 + 0.5).floor() as i64,
+    }
 }
 
 fn store_err(e: StoreError) -> ProviderError {
@@ -488,4 +492,25 @@ pub fn cancel_from_portal(
         workspace: workspace.to_owned(),
         kind: EventKind::SubscriptionChanged { subscription, deleted: true },
     }))
+}
+
+#[cfg(test)]
+mod prorate_tests {
+    #[test]
+    fn prorating_rounds_to_the_nearest_cent_exactly() {
+        let reference = |difference: i64, left: i64, length: i64| {
+            ((i128::from(difference) * i128::from(left) + i128::from(length) / 2) / i128::from(length)) as i64
+        };
+        const MONTH: i64 = 30 * 86_400_000;
+        for difference in [1, 99, 100, 4_900, 15_000, 1_000_000, 3_400_000_000, 10_000_000_000] {
+            for left in [0, 1, MONTH / 3, MONTH / 2, MONTH - 1, MONTH] {
+                assert_eq!(
+                    super::prorate(difference, 0, MONTH, MONTH - left),
+                    reference(difference, left, MONTH)
+                );
+            }
+        }
+        assert_eq!(super::prorate(4_900, 0, MONTH, 2 * MONTH), 0, "the period is over");
+        assert_eq!(super::prorate(-100, 0, MONTH, 0), 0, "no credit for a cheaper plan");
+    }
 }

@@ -1,7 +1,8 @@
 // scripts/wasm-order.mjs, the build step that orders the Worker's functions for gzip, on a small
 // module written here byte by byte: after it, every export still answers what it answered (so
 // every call was renumbered), every function keeps its name, and the functions sit by generic
-// name, then size. The other suites run the ordered Worker itself.
+// name, then size. Then scripts/wasm-dead-classes.mjs, the step before it, on the same kind of
+// module. The other suites run the built Worker itself.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -9,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ROOT } from "../../scripts/lib/devtoken.mjs";
-import { functionNames, importedFunctions, name, u32 } from "../../scripts/lib/wasm.mjs";
+import { exportsOf, functionBodies, functionNames, importedFunctions, name, u32 } from "../../scripts/lib/wasm.mjs";
 
 const section = (id, ...parts) => {
   const body = Buffer.concat(parts);
@@ -31,7 +32,7 @@ const FUNCTIONS = [
 ];
 const EXPECTED = { f0: 1, f1: 5, f2: 15, f3: 22 };
 
-function module({ names: withNames = true, functions = FUNCTIONS } = {}) {
+function module({ names: withNames = true, functions = FUNCTIONS, exports = functions.map((_, i) => `f${i}`) } = {}) {
   const bodies = functions.map((f) => {
     const body = Buffer.from([0, ...f.code, END]);
     return Buffer.concat([u32(body.length), body]);
@@ -41,7 +42,7 @@ function module({ names: withNames = true, functions = FUNCTIONS } = {}) {
     Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]),
     section(1, vector([Buffer.from([0x60, 0x00, 0x01, 0x7f])])),
     section(3, vector(functions.map(() => u32(0)))),
-    section(7, vector(functions.map((_, i) => Buffer.concat([name(`f${i}`), Buffer.from([0x00]), u32(i)])))),
+    section(7, vector(exports.map((e, i) => Buffer.concat([name(e), Buffer.from([0x00]), u32(i)])))),
     section(10, vector(bodies)),
     withNames ? section(0, name("name"), Buffer.from([1]), u32(names.length), names) : Buffer.alloc(0),
   ]);
@@ -111,4 +112,42 @@ test("wasm-order refuses a module without function names", () => {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+/** Runs scripts/wasm-dead-classes.mjs on `bytes` with `glue` as wasm-bindgen's JavaScript. */
+function withoutDeadClasses(bytes, glue) {
+  const dir = mkdtempSync(join(tmpdir(), "wasm-dead-"));
+  try {
+    const [file, js] = [join(dir, "m.wasm"), join(dir, "glue.js")];
+    writeFileSync(file, bytes);
+    writeFileSync(js, glue);
+    const wasmOpt = join(ROOT, "node_modules/binaryen/bin/wasm-opt");
+    execFileSync(process.execPath, [join(ROOT, "scripts/wasm-dead-classes.mjs"), file, js, wasmOpt], { stdio: "pipe" });
+    return readFileSync(file);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("wasm-dead-classes drops the exports of classes nothing constructs, and their code", async () => {
+  // `source` has no constructor export: its methods can never be called. `state` can be
+  // constructed (`state_new`), so its methods stay, and so does whatever they call.
+  const exports = ["__wbg_source_free", "source_pull", "state_new", "state_call", "__wbg_state_free"];
+  const functions = [
+    { name: "free_source", code: [I32_CONST, 1] },
+    { name: "pull", code: [I32_CONST, 2] },
+    { name: "new_state", code: [I32_CONST, 3] },
+    { name: "call", code: [CALL, 0, I32_CONST, 4, I32_ADD] },
+    { name: "free_state", code: [I32_CONST, 5] },
+  ];
+  const before = module({ functions, exports });
+  const glue = "export class Source { pull() { return wasm.source_pull(this.__wbg_ptr); } }";
+  const after = withoutDeadClasses(before, glue);
+  assert.deepEqual(exportsOf(after).map((e) => e.name), ["state_new", "state_call", "__wbg_state_free"]);
+  assert.equal(functionBodies(after).length, 4, "`pull` removed; `free_source` kept, since `call` calls it");
+  const expected = { state_new: 3, state_call: 5, __wbg_state_free: 5 };
+  assert.deepEqual(await answers(after, expected), expected, "every kept export answers as before");
+  // A glue that hands Rust-made instances over (`__wrap`) keeps every export.
+  const kept = withoutDeadClasses(before, `${glue} static __wrap(ptr) {}`);
+  assert.deepEqual(exportsOf(kept).map((e) => e.name), exports);
 });

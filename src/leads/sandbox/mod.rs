@@ -591,9 +591,7 @@ impl Pool {
         if m >= self.total {
             return None;
         }
-        let p = ((u128::from(self.offset) + u128::from(m) * u128::from(self.stride)) % u128::from(self.total))
-            as u64;
-        self.canonical(p)
+        self.canonical((self.offset + mul_mod(m, self.stride, self.total)) % self.total)
     }
 
     /// The person at canonical position `p`.
@@ -686,6 +684,24 @@ fn nth_kept(r: u64, k: u64, excluded: &[u64]) -> u64 {
 fn fingerprint(filters: &Filters) -> u64 {
     let hex = filters.fingerprint();
     u64::from_str_radix(&hex, 16).unwrap_or(0)
+}
+
+/// `a · b mod n` for `a, b < n`, exactly: directly while the product fits a u64 (any pool of
+/// fewer than 4 billion people), else by doubling, which never overflows for `n < 2^63`. No
+/// u128, whose division would link compiler-builtins' 128-bit division into the module.
+fn mul_mod(a: u64, b: u64, n: u64) -> u64 {
+    if let Some(product) = a.checked_mul(b) {
+        return product % n;
+    }
+    let (mut a, mut b, mut r) = (a % n, b, 0u64);
+    while b > 0 {
+        if b & 1 == 1 {
+            r = (r + a) % n;
+        }
+        a = (a << 1) % n;
+        b >>= 1;
+    }
+    r
 }
 
 /// A stride near the golden ratio of `total`, coprime to it, so consecutive positions land far

@@ -455,3 +455,18 @@ fn show() {
     }
     println!("{:?}", pool.breakdown());
 }
+
+#[test]
+fn positions_multiply_modulo_the_pool_exactly() {
+    let reference = |a: u64, b: u64, n: u64| (u128::from(a) * u128::from(b) % u128::from(n)) as u64;
+    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    for i in 0..20_000u64 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        // Pools far beyond what fits a direct product too, up to the largest the doubling takes.
+        let n = [1 + x % 1_000, 1 + x % 5_000_000_000, 1 + (x >> 1), (1 << 63) - 1][(i % 4) as usize];
+        let (a, b) = (x.rotate_left(17) % n, x.rotate_left(41) % n);
+        assert_eq!(super::mul_mod(a, b, n), reference(a, b, n), "{a} × {b} mod {n}");
+    }
+}
