@@ -314,6 +314,8 @@ impl Tool for StageCampaign {
             )
         })?;
         let boxes = setup::mailboxes(cx.db)?;
+        // Staging reads the mailboxes' state; a platform that fails here fails the staging's
+        // own calls next, with their own refusal.
         sync_now(cx).await?;
         let boxes_now = setup::mailboxes(cx.db)?;
         let ready: Vec<String> = boxes_now
@@ -515,7 +517,7 @@ impl Tool for GetCampaign {
 
     async fn call(&self, cx: &ToolCx<'_>, input: CampaignInput) -> Result<Reply<CampaignView>, Refusal> {
         need_campaign(cx, input.campaign_id.as_deref())?;
-        sync_now(cx).await?;
+        let stale = sync_now(cx).await?;
         let c = need_campaign(cx, input.campaign_id.as_deref())?;
         let v = view(cx, &c)?;
         let mut text = view_text(&v);
@@ -524,7 +526,7 @@ impl Tool for GetCampaign {
             State::Paused => text.push_str("\nTo send again, resume_campaign asks the user to approve it."),
             _ => {}
         }
-        Ok(Reply::new(text, v))
+        Ok(Reply::new(text, v).noted(stale))
     }
 }
 
@@ -1090,7 +1092,7 @@ impl Tool for ListReplies {
                 "No campaign yet, so no replies: stage and launch one first (stage_campaign).",
             ));
         }
-        sync_now(cx).await?;
+        let stale = sync_now(cx).await?;
         let limit = i64::from(input.limit.unwrap_or(10).clamp(1, PAGE_MAX));
         let campaign = input.campaign_id.as_deref();
         let (total, unread) = store::count_replies(cx.db, campaign, input.classification)?;
@@ -1183,7 +1185,8 @@ impl Tool for ListReplies {
         Ok(Reply::new(
             text,
             RepliesView { notice: NOTICE.to_owned(), total, unread, replies: views, next_cursor },
-        ))
+        )
+        .noted(stale))
     }
 }
 

@@ -303,6 +303,15 @@ fn a_campaign_the_platform_lost_does_not_hold_back_the_blocklist() {
         ))
         .unwrap();
     assert_eq!(mirrored.rows[0][0], crate::store::SqlValue::Integer(1), "{mirrored:?}");
+    // The read tools still answer, with what was last read and a note that says so (an audit
+    // saw them refuse for as long as the lost campaign was followed).
+    for (tool, args) in
+        [("get_campaign", json!({})), ("list_replies", json!({})), ("get_sending_setup", json!({}))]
+    {
+        let out = w.call(tool, args, ready + 120_000);
+        assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
+        assert!(out.text.contains("Not up to date: the sending platform refused"), "{tool}: {}", out.text);
+    }
 }
 
 #[test]

@@ -100,6 +100,15 @@ impl<O> Reply<O> {
     pub fn new(text: impl Into<String>, data: O) -> Self {
         Reply { text: text.into(), data }
     }
+
+    /// The reply with `note`, if any, after its text.
+    pub fn noted(mut self, note: Option<String>) -> Self {
+        if let Some(note) = note {
+            self.text.push_str("\n\n");
+            self.text.push_str(&note);
+        }
+        self
+    }
 }
 
 /// Why a tool did not do what was asked. Everything but `Internal` is shown to the model as is,

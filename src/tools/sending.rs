@@ -1809,18 +1809,29 @@ fn warmup_day(m: &store::Mailbox, at: i64) -> Option<u32> {
     m.warmup_started_at.map(|s| u32::try_from((at - s).max(0) / 86_400_000 + 1).unwrap_or(u32::MAX))
 }
 
-/// Runs the sync now (bounded) and keeps the job scheduled while anything is in progress.
-pub async fn sync_now(cx: &ToolCx<'_>) -> Result<(), Refusal> {
-    match store::sync(cx.db, cx.config, cx.outbound, cx.now_ms).await {
+/// Runs the sync now (bounded) and keeps the job scheduled while anything is in progress. A
+/// platform that fails (down, refusing one campaign, rejecting the key) does not stop the tool:
+/// it shows what was last read, with the note this returns (audit finding: a campaign deleted
+/// on the platform made every read tool refuse). The job retries on its own.
+pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
+    let why = match store::sync(cx.db, cx.config, cx.outbound, cx.now_ms).await {
         Ok(Some(after)) => {
             cx.db.batch(vec![store::schedule_sync(cx.now_ms + after)])?;
-            Ok(())
+            return Ok(None);
         }
-        Ok(None) => Ok(()),
-        // A platform that does not answer now: show what is known; the job retries.
-        Err(PlatformError::Unavailable(_)) => Ok(()),
-        Err(e) => Err(refusal(e)),
-    }
+        Ok(None) => return Ok(None),
+        Err(e @ PlatformError::Store(_)) => return Err(refusal(e)),
+        Err(PlatformError::Refused(why)) => format!("the sending platform refused part of the update: {why}"),
+        Err(PlatformError::PaymentRequired(why)) => format!("the sending platform asks for a payment: {why}"),
+        Err(PlatformError::Unavailable(_)) => "the sending platform did not answer".to_owned(),
+        Err(PlatformError::NotConfigured(_)) => {
+            "the sending platform refused VibeSell's credentials (the VibeSell team must renew them)"
+                .to_owned()
+        }
+    };
+    Ok(Some(format!(
+        "Not up to date: {why} What is shown is what was last read; the sync tries again on its own."
+    )))
 }
 
 fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal> {
@@ -1967,7 +1978,7 @@ impl Tool for GetSendingSetup {
         if store::orders(cx.db)?.is_empty() {
             return Err(no_setup());
         }
-        sync_now(cx).await?;
+        let stale = sync_now(cx).await?;
         let at = open(cx)?.now_ms();
         let view = setup_view(cx, at)?.ok_or_else(no_setup)?;
         let ready = view.mailboxes.iter().filter(|m| m.status == MailboxStatus::Ready).count();
@@ -1998,7 +2009,7 @@ impl Tool for GetSendingSetup {
         } else if view.status == "ready" {
             text.push_str("Next: once the leads are imported, call stage_campaign.");
         }
-        Ok(Reply::new(text, view))
+        Ok(Reply::new(text, view).noted(stale))
     }
 }
 
@@ -2066,7 +2077,7 @@ impl Tool for StartWarmup {
             ),
             store::schedule_sync(cx.now_ms + 1_000),
         ])?;
-        sync_now(cx).await?;
+        let stale = sync_now(cx).await?;
         let at = open(cx)?.now_ms();
         let setup = setup_view(cx, at)?.ok_or_else(no_setup)?;
         let boxes = store::mailboxes(cx.db)?;
@@ -2138,7 +2149,7 @@ impl Tool for StartWarmup {
                     .to_owned()
             }
         };
-        Ok(Reply::new(text, view))
+        Ok(Reply::new(text, view).noted(stale))
     }
 }
 
