@@ -114,6 +114,33 @@ fn requests_are_authenticated_and_rate_limits_are_waited_out() {
 }
 
 #[test]
+fn a_long_rate_limit_is_left_to_the_next_sync_not_slept_through() {
+    let too_many = |seconds: &str| {
+        Ok(OutboundResponse {
+            status: 429,
+            headers: vec![("retry-after".into(), seconds.into())],
+            body: b"{\"message\":\"Too many requests\"}".to_vec(),
+        })
+    };
+    // Waits that fit in 30 s together are waited out.
+    let fake = Fake::new(
+        move |_, n| if n < 2 { too_many("12") } else { json_response(200, json!({ "results": [] })) },
+    );
+    with(&fake, |i| block_on(i.check_domains(&["getledgerly.com".into()]))).unwrap();
+    assert_eq!(*fake.sleeps.borrow(), vec![12_000, 12_000]);
+    // A wait beyond them is not slept at all: the call answers at once, saying how long.
+    let fake = Fake::new(move |_, n| if n == 0 { too_many("12") } else { too_many("25") });
+    let err = with(&fake, |i| block_on(i.check_domains(&["getledgerly.com".into()]))).unwrap_err();
+    assert!(matches!(&err, PlatformError::Unavailable(m) if m.contains("retry after 25 s")), "{err:?}");
+    assert_eq!(*fake.sleeps.borrow(), vec![12_000], "12 s, and not the 25 that would pass 30 in all");
+    let fake = Fake::new(move |_, _| too_many("120"));
+    let err = with(&fake, |i| block_on(i.check_domains(&["getledgerly.com".into()]))).unwrap_err();
+    assert!(matches!(&err, PlatformError::Unavailable(m) if m.contains("retry after 120 s")), "{err:?}");
+    assert!(fake.sleeps.borrow().is_empty());
+    assert_eq!(fake.count("POST /api/v2/dfy-email-account-orders/domains/check"), 1);
+}
+
+#[test]
 fn errors_map_to_what_the_user_can_do() {
     for (status, expect) in
         [(401, "not configured"), (402, "payment"), (400, "refused"), (500, "unavailable")]
