@@ -153,3 +153,36 @@ test("an approved import pages the search and enriches ten people per call, coun
   assert.match(decided.result, /Imported 50 leads; skipped \d+ without a work address; 50 credits used\./);
   await app.close();
 });
+
+test("a rate limit part-way through an import keeps the people already paid for", async () => {
+  const app = await connect(worker, { sub: "apollo-limited@example.com", app: true });
+  await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
+  await ok(app, "save_target", { description: "Sales leaders in the US" });
+  await ok(app, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
+  await ok(app, "estimate_lead_pool");
+  await ok(app, "preview_lead_sample");
+  await ok(app, "confirm_target");
+  const approval = await ok(app, "import_leads");
+  // Two enrichment calls a minute: the third is refused with a wait longer than the adapter
+  // sleeps through inside a request.
+  fake.state.enrichCalls = [];
+  fake.state.enrichPerMinute = 2;
+  fake.state.requests.length = 0;
+  try {
+    const decided = await ok(app, "decide_approval", { id: approval.id, decision: "approve" });
+    assert.notEqual(decided.status, "done", JSON.stringify(decided));
+  } finally {
+    fake.state.enrichPerMinute = Infinity;
+  }
+  const enrich = fake.state.requests.filter((r) => r.path === "/api/v1/people/bulk_match");
+  assert.equal(enrich.length, 3, "two enriched, the third refused");
+  const job = (await ok(app, "get_workspace_context")).leads.imports[0];
+  // The twenty people of the first two calls are kept, their credits counted, the rest waits:
+  // nobody paid for is enriched again when the import goes on.
+  assert.equal(job.cursor, 20, JSON.stringify(job));
+  assert.equal(job.imported + job.skippedNoEmail, 20, JSON.stringify(job));
+  assert.ok(job.imported > 0 && job.credits === job.imported, JSON.stringify(job));
+  assert.equal(job.status, "running");
+  assert.match(job.error ?? "", /rate limiting; try again in 60 seconds/, JSON.stringify(job));
+  await app.close();
+});

@@ -3,6 +3,8 @@
 // `pagination.total_entries`) and bulk enrichment (`POST /api/v1/people/bulk_match`, at most 10
 // people, `credits_consumed`), authenticated with `x-api-key`. `state.script` queues answers
 // (rate limits, errors) before the normal ones; `state.requests` records everything.
+// `state.enrichPerMinute` limits `bulk_match` calls per rolling minute as Apollo's plans do: past
+// it, a 429 whose `retry-after` says when the oldest call leaves the window.
 import { createServer } from "node:http";
 
 /** A fake Apollo: 230 people in the US, half VPs of Sales, half Heads of Sales. */
@@ -17,7 +19,7 @@ export function fakeApollo(KEY) {
     city: "Austin",
     organization: { name: `Company ${Math.floor(i / 3)}`, primary_domain: `company${Math.floor(i / 3)}.com`, estimated_num_employees: 120 },
   }));
-  const state = { requests: [], script: [], bugs: false };
+  const state = { requests: [], script: [], bugs: false, enrichPerMinute: Infinity, enrichCalls: [] };
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
@@ -48,6 +50,13 @@ export function fakeApollo(KEY) {
         });
       }
       if (url.pathname === "/api/v1/people/bulk_match") {
+        const now = Date.now();
+        state.enrichCalls = state.enrichCalls.filter((t) => t > now - 60_000);
+        if (state.enrichCalls.length >= state.enrichPerMinute) {
+          const wait = Math.max(1, Math.ceil((state.enrichCalls[0] + 60_000 - now) / 1000));
+          return send(429, { error: `The maximum number of api calls allowed for api/v1/people/bulk_match is ${state.enrichPerMinute} times per minute.` }, { "retry-after": String(wait) });
+        }
+        state.enrichCalls.push(now);
         const { details } = JSON.parse(body || "{}");
         if (!Array.isArray(details) || details.length > 10) return send(422, { error: "details: at most 10 records" });
         const matches = details.map(({ id }) => {
