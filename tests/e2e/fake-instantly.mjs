@@ -340,5 +340,11 @@ export function fakeInstantly(KEY) {
     receive(email) {
       state.emails.push({ id: id("em"), timestamp_created: iso(Date.now()), ...email });
     },
+    /** The campaign deleted in Instantly's app: its endpoints answer 404, its analytics nothing. */
+    deleteCampaign(campaignId) {
+      state.campaigns.delete(campaignId);
+      state.leads.delete(campaignId);
+      state.analytics.delete(campaignId);
+    },
   };
 }

@@ -239,5 +239,25 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   await ok(client, "get_campaign");
   assert.equal(instantly.state.leadPages - pages, leads.length - 50);
   assert.ok(instantly.state.blocklist.includes(far), "found on the second read");
+
+  // A reply quoting our email, footer and unsubscribe link included, as mail clients do: only
+  // the prospect's own words are classified.
+  const quoting = leads[5].email;
+  instantly.receive({
+    campaign_id: cid, lead: quoting, from_address_email: quoting, eaccount: senders[0], subject: "Re: a faster close",
+    body: { text: `Not right now, maybe next quarter.\n\nOn Tue, Dec 1, 2026 at 9:02 AM Anna Berg <${senders[0]}> wrote:\n> Hi there,\n> Shall we talk?\n> Anna\n> 1 Main St, Springfield\n> Unsubscribe: http://127.0.0.1/u/x` },
+  });
+  const quoted = (await ok(client, "list_replies", { limit: 20 })).replies.find((r) => r.from.email === quoting);
+  assert.equal(quoted?.classification, "not_now", JSON.stringify(quoted));
+  assert.ok(!instantly.state.blocklist.includes(quoting), "a quoted unsubscribe link is not an opt-out");
+
+  // The campaign deleted in Instantly's app: the read tools still answer what was last read,
+  // and say why it is not up to date.
+  instantly.deleteCampaign(cid);
+  for (const tool of ["get_campaign", "list_replies"]) {
+    const r = await client.callTool({ name: tool, arguments: {} });
+    assert.equal(r.isError, false, `${tool}: ${r.content?.[0]?.text}`);
+    assert.match(r.content[0].text, /Not up to date: the sending platform/, tool);
+  }
   await client.close();
 });
