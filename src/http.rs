@@ -334,7 +334,7 @@ async fn post_mcp(
             HttpResponse::new(status, "text/event-stream", mcp::sse_body(&json))
                 .with("cache-control", "no-cache, no-store")
         }
-        McpReply::InsufficientScope => challenge(&AuthError::InsufficientScope, config),
+        McpReply::Forbidden(why) => challenge(&why, config),
         McpReply::GrantRevoked => {
             challenge(&AuthError::Invalid(crate::auth::jwt::TokenError::Revoked), config)
         }

@@ -17,6 +17,9 @@ pub enum AuthError {
     Invalid(TokenError),
     /// The token is valid but lacks a scope for what was asked: 403 `insufficient_scope`.
     InsufficientScope,
+    /// The token has the scopes, but the tool is for the Claude app's card and its client is
+    /// not the app (PRODUCT §3): the same 403, whose description says that no scope helps.
+    AppOnly,
 }
 
 /// An HTTP refusal with its `WWW-Authenticate` challenge.
@@ -57,8 +60,14 @@ impl AuthError {
                 "insufficient_scope",
                 "This needs the mcp:act scope; authorize again with read and act access.",
             ),
+            AuthError::AppOnly => (
+                403,
+                "insufficient_scope",
+                "Only the user decides approvals, in the Claude app's card or on the approval's web page; \
+                 this client cannot, whatever its scopes.",
+            ),
         };
-        let scope = if matches!(self, AuthError::InsufficientScope) {
+        let scope = if matches!(self, AuthError::InsufficientScope | AuthError::AppOnly) {
             format!(r#", scope="{ALL_SCOPES}""#)
         } else {
             String::new()
@@ -188,7 +197,7 @@ mod tests {
             authenticate(&config, &[&format!("Bearer {token}")], Some("access_token=\""), NOW_MS)
                 .unwrap_err(),
         );
-        errors.extend([AuthError::Missing, AuthError::InsufficientScope]);
+        errors.extend([AuthError::Missing, AuthError::InsufficientScope, AuthError::AppOnly]);
         for err in errors {
             let wire = err.to_wire(&config);
             let body: serde_json::Value = serde_json::from_str(&wire.body).unwrap();
@@ -206,10 +215,15 @@ mod tests {
 
     #[test]
     fn insufficient_scope_names_every_scope() {
-        let wire = AuthError::InsufficientScope.to_wire(&test_config());
-        assert_eq!(wire.status, 403);
-        assert!(wire.www_authenticate.contains(r#"error="insufficient_scope""#));
-        assert!(wire.www_authenticate.contains(r#"scope="mcp mcp:act""#));
-        assert!(wire.www_authenticate.contains("resource_metadata="));
+        for err in [AuthError::InsufficientScope, AuthError::AppOnly] {
+            let wire = err.to_wire(&test_config());
+            assert_eq!(wire.status, 403);
+            assert!(wire.www_authenticate.contains(r#"error="insufficient_scope""#));
+            assert!(wire.www_authenticate.contains(r#"scope="mcp mcp:act""#));
+            assert!(wire.www_authenticate.contains("resource_metadata="));
+        }
+        // A client that has every scope is not told to get one.
+        let app_only = AuthError::AppOnly.to_wire(&test_config());
+        assert!(!app_only.body.contains("needs the mcp:act scope") && app_only.body.contains("Claude app"));
     }
 }

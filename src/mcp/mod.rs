@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use self::jsonrpc::{Incoming, RpcError};
 use self::version::Version;
 use crate::auth::Principal;
+use crate::auth::bearer::AuthError;
 use crate::tools::{self, ToolAnswer, ToolOutcome, registry::LocalBoxFuture};
 use crate::workspace::ToolCall;
 
@@ -58,8 +59,9 @@ pub enum McpReply {
     /// A 200 JSON answer whose result is shared for the isolate's life (`initialize`,
     /// `tools/list`, the card): the HTTP layer may send it compressed (`crate::gzip`).
     Shared(SharedAnswer),
-    /// The token lacks the scope for a requested tool: HTTP 403 `insufficient_scope`.
-    InsufficientScope,
+    /// The token may not use a requested tool: HTTP 403 `insufficient_scope`, said as the
+    /// error says.
+    Forbidden(AuthError),
     /// The token's grant was revoked (seen when a tool reached the workspace): HTTP 401
     /// `invalid_token`, so the client authorizes again.
     GrantRevoked,
@@ -165,7 +167,7 @@ pub async fn handle(
                             trace.outcome = "rpc_error";
                             (200, jsonrpc::error_json(Some(&id), &error))
                         }
-                        Answer::Forbidden => return McpReply::InsufficientScope,
+                        Answer::Forbidden(why) => return McpReply::Forbidden(why),
                         Answer::Revoked => return McpReply::GrantRevoked,
                     }
                 }
@@ -220,11 +222,11 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
         if item.get("method").and_then(Value::as_str) == Some("tools/call")
             && let Ok(Incoming::Request { params, .. }) = jsonrpc::classify(item.clone())
             && let Ok(tool) = requested_tool(&params)
-            && !tool.access().allows(cx.principal)
+            && let Some(why) = tool.access().refusal(cx.principal)
         {
             trace.tool = Some(tool.name().to_owned());
             trace.outcome = "forbidden";
-            return McpReply::InsufficientScope;
+            return McpReply::Forbidden(why);
         }
     }
     let mut answers = Vec::new();
@@ -235,7 +237,7 @@ async fn handle_batch(cx: &Dispatch<'_>, items: Vec<Value>, sse: bool, trace: &m
                 Answer::Result(result) => answers.push(jsonrpc::result_raw(&id, &result)),
                 Answer::Shared(result) => answers.push(jsonrpc::result_raw(&id, &result)),
                 Answer::Error(error) => answers.push(jsonrpc::error_json(Some(&id), &error)),
-                Answer::Forbidden => return McpReply::InsufficientScope,
+                Answer::Forbidden(why) => return McpReply::Forbidden(why),
                 Answer::Revoked => return McpReply::GrantRevoked,
             },
             Err((id, error)) => answers.push(jsonrpc::error_json(id.as_ref(), &error)),
@@ -325,7 +327,7 @@ enum Answer {
     /// A JSON-RPC error.
     Error(RpcError),
     /// HTTP 403 for the whole POST.
-    Forbidden,
+    Forbidden(AuthError),
     /// HTTP 401 for the whole POST: the token's grant is gone.
     Revoked,
 }
@@ -415,12 +417,12 @@ impl Dispatch<'_> {
             Ok(tool) => tool,
             Err(error) => return Answer::Error(error),
         };
-        if !tool.access().allows(self.principal) {
+        if let Some(why) = tool.access().refusal(self.principal) {
             // PRODUCT §3: a tool outside the token's scopes gets HTTP 403 so the client can step
-            // up. A read-only token asking for `decide_approval` on a non-app client gets the
-            // same answer: stepping up is the only remedy the client has.
+            // up. `decide_approval` from a client that is not the Claude app gets the same 403,
+            // whose description says no scope helps (it read "needs mcp:act" to a token that had it).
             trace.outcome = "forbidden";
-            return Answer::Forbidden;
+            return Answer::Forbidden(why);
         }
         let arguments = match params.remove("arguments") {
             Some(args @ Value::Object(_)) => args,

@@ -44,7 +44,19 @@ impl Access {
 
     /// Whether `principal` may see and call the tool.
     pub fn allows(self, principal: &Principal) -> bool {
-        principal.scopes.contains(self.scope()) && (self != Access::App || principal.app)
+        self.refusal(principal).is_none()
+    }
+
+    /// Why `principal` may not use a tool of this access, if it may not (the 403 of PRODUCT §3).
+    pub fn refusal(self, principal: &Principal) -> Option<crate::auth::bearer::AuthError> {
+        use crate::auth::bearer::AuthError;
+        if !principal.scopes.contains(self.scope()) {
+            Some(AuthError::InsufficientScope)
+        } else if self == Access::App && !principal.app {
+            Some(AuthError::AppOnly)
+        } else {
+            None
+        }
     }
 }
 

@@ -31,8 +31,15 @@ test("an empty workspace has no pending approval", async () => {
 });
 
 test("decide_approval is the Claude app's, and refuses an id this workspace does not have", async () => {
-  const notApp = await decideRaw(worker.token({ sub: "decider@example.com" }), "apr_x", "approve");
+  const notApp = await decideRaw(worker.token({ sub: "decider@example.com", scope: "mcp mcp:act" }), "apr_x", "approve");
   assert.equal(notApp.status, 403, "not listed, not callable");
+  // It has every scope: the challenge says no scope helps, rather than asking for mcp:act.
+  const challenge = notApp.headers.get("www-authenticate");
+  assert.match(challenge, /error="insufficient_scope", error_description="Only the user decides approvals, in the Claude app's card/);
+  assert.doesNotMatch(challenge, /needs the mcp:act scope/);
+  const readOnly = await decideRaw(worker.token({ sub: "decider@example.com", scope: "mcp" }), "apr_x", "approve");
+  assert.equal(readOnly.status, 403);
+  assert.match(readOnly.headers.get("www-authenticate"), /needs the mcp:act scope/);
   const app = await connect(worker, { sub: "decider@example.com", app: true });
   const r = await app.callTool({ name: "decide_approval", arguments: { id: "apr_00000000000000000000000000000000", decision: "approve" } });
   assert.equal(r.isError, true);
