@@ -33,6 +33,17 @@ async function ok(c, name, args = {}) {
   return r.structuredContent;
 }
 
+/** A target for VPs of Sales in the US, counted, previewed and confirmed; its import approval. */
+async function importAsked(app) {
+  await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
+  await ok(app, "save_target", { description: "Sales leaders in the US" });
+  await ok(app, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
+  await ok(app, "estimate_lead_pool");
+  await ok(app, "preview_lead_sample");
+  await ok(app, "confirm_target");
+  return ok(app, "import_leads");
+}
+
 test("the pool is counted with one free search of one result, with the documented parameters", async () => {
   const c = await connect(worker, { sub: "apollo-count@example.com" });
   fake.state.requests.length = 0;
@@ -126,13 +137,7 @@ test("the preview is the first search page: no emails, obfuscated surnames, logg
 
 test("an approved import pages the search and enriches ten people per call, counting credits", async () => {
   const app = await connect(worker, { sub: "apollo-import@example.com", app: true });
-  await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
-  await ok(app, "save_target", { description: "Sales leaders in the US" });
-  await ok(app, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
-  await ok(app, "estimate_lead_pool");
-  await ok(app, "preview_lead_sample");
-  await ok(app, "confirm_target");
-  const approval = await ok(app, "import_leads");
+  const approval = await importAsked(app);
   assert.ok(approval.impact.some((l) => /up to 50 leads/.test(l)), "the free plan's 50 a month");
   assert.ok(approval.impact.some((l) => /Apollo/.test(l)));
   assert.equal(approval.irreversible, true, "Apollo credits are not refunded");
@@ -156,13 +161,7 @@ test("an approved import pages the search and enriches ten people per call, coun
 
 test("a rate limit part-way through an import keeps the people already paid for", async () => {
   const app = await connect(worker, { sub: "apollo-limited@example.com", app: true });
-  await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
-  await ok(app, "save_target", { description: "Sales leaders in the US" });
-  await ok(app, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
-  await ok(app, "estimate_lead_pool");
-  await ok(app, "preview_lead_sample");
-  await ok(app, "confirm_target");
-  const approval = await ok(app, "import_leads");
+  const approval = await importAsked(app);
   // Two enrichment calls a minute: the third is refused with a wait longer than the adapter
   // sleeps through inside a request.
   fake.state.enrichCalls = [];
