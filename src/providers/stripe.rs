@@ -141,12 +141,18 @@ impl<'a> Stripe<'a> {
         match self.call("POST", &format!("{path}/expire"), &[], None).await {
             Ok(_) => Ok(Closed::Unpaid),
             // Only an open session can be expired: a refusal means it was paid or had expired.
-            Err(ProviderError::Rejected(_)) => match self.call("GET", &path, &[], None).await?["status"]
-                .as_str()
-            {
-                Some("complete") => Ok(Closed::Paid),
-                Some("expired") => Ok(Closed::Unpaid),
-                other => Err(ProviderError::Unavailable(format!("checkout session {other:?} after expire"))),
+            Err(ProviderError::Rejected(_)) => match self.call("GET", &path, &[], None).await {
+                Ok(session) => match session["status"].as_str() {
+                    Some("complete") => Ok(Closed::Paid),
+                    Some("expired") => Ok(Closed::Unpaid),
+                    other => {
+                        Err(ProviderError::Unavailable(format!("checkout session {other:?} after expire")))
+                    }
+                },
+                // Unknown to this account (the key was changed since): nobody pays it through us,
+                // and a refusal here would keep the workspace from ever getting a new page.
+                Err(ProviderError::Rejected(_)) => Ok(Closed::Unpaid),
+                Err(e) => Err(e),
             },
             Err(e) => Err(e),
         }

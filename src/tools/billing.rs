@@ -347,9 +347,9 @@ impl Tool for StartCheckout {
         let price = plans.price(plan);
         let simulated = billing.is_simulated();
         let mut text = format!(
-            "{}ayment page for the **{}** plan ({}/month: {}): {}\nGive the user this link to open themselves; \
+            "{} for the **{}** plan ({}/month: {}): {}\nGive the user this link to open themselves; \
              only they pay. The plan changes once the payment is confirmed: check with get_plans_and_billing.",
-            if reused.is_some() { "The same p" } else { "P" },
+            if reused.is_some() { "The same payment page as before" } else { "Payment page" },
             plan.name,
             price.display(),
             limits_line(plan),

@@ -100,6 +100,11 @@ test("checkout and portal sessions are created the way Stripe documents", async 
   assert.equal(refused.isError, true);
   assert.match(refused.content[0].text, /has just been paid/);
   assert.equal(creations(), made + 1, "no page made after the paid one");
+  // A page Stripe no longer knows (the key was changed since) holds nothing back.
+  stripe.sessions.delete(starter.sessionId);
+  const fresh = await ok(client, "start_checkout", { plan: "growth" });
+  assert.equal(creations(), made + 2);
+  assert.notEqual(fresh.sessionId, starter.sessionId);
   await client.close();
 });
 
