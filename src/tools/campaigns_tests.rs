@@ -311,6 +311,7 @@ fn a_campaign_the_platform_lost_does_not_hold_back_the_blocklist() {
         let out = w.call(tool, args, ready + 120_000);
         assert_eq!(out.outcome, Outcome::Ok, "{tool}: {}", out.text);
         assert!(out.text.contains("Not up to date: the sending platform refused"), "{tool}: {}", out.text);
+        assert!(out.text.contains(". What is shown is what was last read;"), "{tool}: {}", out.text);
     }
 }
 

@@ -1830,7 +1830,8 @@ pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
         }
     };
     Ok(Some(format!(
-        "Not up to date: {why} What is shown is what was last read; the sync tries again on its own."
+        "Not up to date: {}. What is shown is what was last read; the sync tries again on its own.",
+        why.trim_end_matches('.')
     )))
 }
 
