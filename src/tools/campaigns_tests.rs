@@ -50,7 +50,7 @@ fn import(w: &World, id: &str, n: u64) -> leads::Import {
     let filters: Filters = target::load(&w.db).unwrap().unwrap().filters.unwrap();
     leads::start(&w.db, id, &filters, "sandbox", n, NOW_MS).unwrap();
     let provider = crate::leads::provider(&w.config, &crate::outbound::NoNetwork);
-    block_on(leads::advance(&w.db, provider.as_ref(), id, 100, NOW_MS)).unwrap()
+    block_on(leads::advance(&w.db, provider.as_ref(), id, 100, u64::MAX, NOW_MS)).unwrap()
 }
 
 /// Everything up to a staged draft with mailboxes ready, at `ready` (returned).

@@ -556,3 +556,29 @@ fn a_full_import_matches_the_count_less_what_is_skipped() {
     assert_eq!(r["status"], "rejected");
     assert_eq!(crate::workspace::leads::count(&db).unwrap() as u64, job.imported);
 }
+
+#[test]
+fn an_import_approved_after_the_target_changed_imports_nothing() {
+    let db = MemoryDb::new();
+    confirmed_target(&db, json!({"countries": ["Ireland"], "titles": ["CFO", "Head of Finance"]}));
+    let a = ok(&db, "import_leads", json!({"max_leads": 10}));
+    // The user changes the target before deciding: it is no longer the one confirmed.
+    let t = ok(&db, "save_target_filters", json!({"countries": ["Germany"], "titles": ["CFO"]}));
+    assert_eq!(t["confirmed"], false);
+    let d = call_as_app(&db, "decide_approval", json!({"id": a["id"], "decision": "approve"}))
+        .structured
+        .unwrap();
+    assert_eq!(d["status"], "not_done", "{d}");
+    assert!(d["result"].as_str().unwrap().contains("The target changed"), "{d}");
+    assert_eq!(crate::workspace::leads::count(&db).unwrap(), 0, "nobody imported, nothing paid");
+    // Confirmed again (same filters, a new version), a new import goes ahead.
+    ok(&db, "estimate_lead_pool", json!({}));
+    ok(&db, "preview_lead_sample", json!({}));
+    ok(&db, "confirm_target", json!({}));
+    let b = ok(&db, "import_leads", json!({"max_leads": 10}));
+    let d = call_as_app(&db, "decide_approval", json!({"id": b["id"], "decision": "approve"}))
+        .structured
+        .unwrap();
+    assert_eq!(d["status"], "done", "{d}");
+    assert_eq!(crate::workspace::leads::count(&db).unwrap(), 10);
+}

@@ -267,26 +267,39 @@ struct Existing {
     email: String,
 }
 
+/// Why a job ended short of what was asked when the plan's allowance ran out.
+const PLAN_LIMIT_REACHED: &str = "the plan's monthly lead limit was reached";
+
 /// Advances a job by at most `max_batches` batches. Returns the job's state; `Done` once the
-/// requested number is imported or the pool is exhausted. Each batch's leads are counted
-/// against the plan's leads-per-month usage in the same transaction that inserts them.
+/// requested number is imported, the pool is exhausted or the month's `allowance` (the plan's
+/// leads a month) is used up. Each batch's leads are counted against the plan's leads-per-month
+/// usage in the same transaction that inserts them.
 pub async fn advance(
     db: &dyn Db,
     provider: &dyn LeadProvider,
     id: &str,
     max_batches: u32,
+    allowance: u64,
     now_ms: i64,
 ) -> Result<Import, ImportError> {
+    let room = || -> Result<u64, StoreError> {
+        Ok(allowance.saturating_sub(limits::used(db, Limit::LeadsPerMonth, now_ms)?.max(0) as u64))
+    };
     for _ in 0..max_batches {
         let (job, filters) = load_import(db, id)?.ok_or_else(|| ImportError::Unknown(id.to_owned()))?;
         if job.status == Status::Done {
             return Ok(job);
         }
-        let need = job.requested.saturating_sub(job.imported);
-        if need == 0 {
-            finish(db, id, now_ms)?;
+        let (need, room_now) = (job.requested.saturating_sub(job.imported), room()?);
+        if need == 0 || room_now == 0 {
+            let why = (need > 0).then_some(PLAN_LIMIT_REACHED);
+            db.exec(
+                "UPDATE lead_imports SET status = 'done', finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
+                vec![now_ms.into(), why.into(), id.into()],
+            )?;
             continue;
         }
+        let need = need.min(room_now);
         let known = |pid: &str| -> bool {
             db.query(Stmt::new(
                 "SELECT 1 FROM leads WHERE provider = ? AND provider_id = ? LIMIT 1",
@@ -312,6 +325,11 @@ pub async fn advance(
         if now.cursor != job.cursor || now.status == Status::Done {
             continue;
         }
+        // The month's room read again in the same stretch as the write: another import running
+        // beside this one may have taken some while this one waited for the provider (audit
+        // finding: two approved imports together went past the plan).
+        let room = room()?;
+        let need = need.min(room);
         let emails: Vec<String> = batch
             .people
             .iter()
@@ -360,11 +378,16 @@ pub async fn advance(
             }
         }
         let imported = fresh.len() as u64;
-        let done = batch.exhausted || job.imported + imported >= job.requested;
+        let limited = imported >= room && job.imported + imported < job.requested;
+        let done = batch.exhausted || job.imported + imported >= job.requested || limited;
         let leads_json = serde_json::to_string(&fresh).map_err(|e| StoreError::Document(e.to_string()))?;
         // A batch the provider cut short is still written (its people are paid for), with the
         // error the job then stops on.
-        let error = batch.interrupted.as_ref().filter(|_| !done).map(ToString::to_string);
+        let error = if limited {
+            Some(PLAN_LIMIT_REACHED.to_owned())
+        } else {
+            batch.interrupted.as_ref().filter(|_| !done).map(ToString::to_string)
+        };
         let to_i = |v: u64| i64::try_from(v).unwrap_or(i64::MAX);
         db.batch(vec![
             limits::consume(Limit::LeadsPerMonth, to_i(imported), now_ms),
@@ -491,7 +514,11 @@ pub fn describe(job: &Import) -> String {
     }
     let mut t = format!("Imported {}", plural(job.imported, "lead", "leads"));
     if job.imported < job.requested {
-        t.push_str(&format!(" of the {} asked for (the pool has no more)", group_thousands(job.requested)));
+        t.push_str(&format!(
+            " of the {} asked for ({})",
+            group_thousands(job.requested),
+            job.error.as_deref().unwrap_or("the pool has no more")
+        ));
     }
     if !skipped.is_empty() {
         t.push_str(&format!("; skipped {}", skipped.join(", ")));
@@ -561,11 +588,22 @@ impl Action for ImportLeads {
             )));
         }
         let id = cx.idempotency_key("import");
+        let plan = crate::workspace::billing::current(cx.db, cx.config)?;
+        let cap = plan.plan.limits.leads_per_month.max(0) as u64;
         if load_import(cx.db, &id)?.is_none() {
+            // The import of the target the user confirmed and approved, not of whatever it has
+            // become since (audit finding: the new filters' people were imported and paid for).
+            // A job already started goes on with the filters it was started with.
+            let target = super::target::load(cx.db)?;
+            if !target.is_some_and(|t| t.confirmed && t.version == args.target_version) {
+                return Err(ExecError::Failed(
+                    "The target changed after this import was asked for, so nothing was imported. Show the user \
+                     the target as it is now, confirm it (confirm_target), then ask for the import again."
+                        .to_owned(),
+                ));
+            }
             // Usage may have grown since the approval was asked for: never go over the plan.
             let used = limits::used(cx.db, Limit::LeadsPerMonth, cx.now_ms)?.max(0) as u64;
-            let plan = crate::workspace::billing::current(cx.db, cx.config)?;
-            let cap = plan.plan.limits.leads_per_month.max(0) as u64;
             let requested = args.requested.min(cap.saturating_sub(used));
             if requested == 0 {
                 let text =
@@ -577,7 +615,7 @@ impl Action for ImportLeads {
             start(cx.db, &id, &args.filters, &args.provider, requested, cx.now_ms)?;
         }
         let budget = if args.provider == "sandbox" { SANDBOX_BATCHES } else { LIVE_BATCHES };
-        match advance(cx.db, provider.as_ref(), &id, budget, cx.now_ms).await {
+        match advance(cx.db, provider.as_ref(), &id, budget, cap, cx.now_ms).await {
             Ok(job) if job.status == Status::Done => {
                 Ok(Executed { result: describe(&job), writes: Vec::new() })
             }
@@ -655,7 +693,7 @@ mod tests {
         // Two batches at a time, like an executor stepping through it.
         let mut steps = 0;
         let report = loop {
-            let r = block_on(advance(&db, &Sandbox, "imp_1", 2, NOW_MS)).unwrap();
+            let r = block_on(advance(&db, &Sandbox, "imp_1", 2, u64::MAX, NOW_MS)).unwrap();
             steps += 1;
             if r.status == Status::Done {
                 break r;
@@ -670,11 +708,11 @@ mod tests {
         let used = crate::workspace::limits::used(&db, crate::plans::Limit::LeadsPerMonth, NOW_MS).unwrap();
         assert_eq!(used as u64, report.imported, "the plan's usage counts exactly the imported leads");
         // Running it again changes nothing.
-        let again = block_on(advance(&db, &Sandbox, "imp_1", 5, NOW_MS)).unwrap();
+        let again = block_on(advance(&db, &Sandbox, "imp_1", 5, u64::MAX, NOW_MS)).unwrap();
         assert_eq!(again, report);
         // A second import of the same pool skips everyone already imported, before enrichment.
         start(&db, "imp_2", &f, "sandbox", 50, NOW_MS).unwrap();
-        let second = block_on(advance(&db, &Sandbox, "imp_2", 100, NOW_MS)).unwrap();
+        let second = block_on(advance(&db, &Sandbox, "imp_2", 100, u64::MAX, NOW_MS)).unwrap();
         assert_eq!(second.status, Status::Done);
         assert_eq!(second.imported, 0);
         assert_eq!(second.skipped_known, report.imported);
@@ -696,11 +734,29 @@ mod tests {
     fn an_import_stops_at_the_requested_number() {
         let db = db();
         start(&db, "imp", &filters(), "sandbox", 130, NOW_MS).unwrap();
-        let r = block_on(advance(&db, &Sandbox, "imp", 10, NOW_MS)).unwrap();
+        let r = block_on(advance(&db, &Sandbox, "imp", 10, u64::MAX, NOW_MS)).unwrap();
         assert_eq!((r.status, r.imported, r.cursor), (Status::Done, 130, 130));
         // The same id is the same job, whatever else is asked.
         let same = start(&db, "imp", &Filters::default(), "sandbox", 5, NOW_MS).unwrap();
         assert_eq!(same.requested, 130);
+    }
+
+    #[test]
+    fn imports_running_side_by_side_stop_at_the_plan_allowance() {
+        let db = db();
+        // Each asked for within the month's 200 when it started; together they would pass it.
+        start(&db, "a", &filters(), "sandbox", 150, NOW_MS).unwrap();
+        start(&db, "b", &filters(), "sandbox", 140, NOW_MS).unwrap();
+        let a = block_on(advance(&db, &Sandbox, "a", 1, 200, NOW_MS)).unwrap();
+        assert_eq!(a.imported, 100, "one batch of a");
+        let b = block_on(advance(&db, &Sandbox, "b", 10, 200, NOW_MS)).unwrap();
+        assert_eq!((b.status, b.imported), (Status::Done, 100), "b takes only the room left");
+        assert_eq!(b.error.as_deref(), Some(PLAN_LIMIT_REACHED));
+        assert!(describe(&b).contains("of the 140 asked for (the plan's monthly lead limit was reached)"));
+        let a = block_on(advance(&db, &Sandbox, "a", 10, 200, NOW_MS)).unwrap();
+        assert_eq!((a.status, a.imported), (Status::Done, 100), "and a stops where the month is full");
+        let used = limits::used(&db, Limit::LeadsPerMonth, NOW_MS).unwrap();
+        assert_eq!((used, count(&db).unwrap()), (200, 200));
     }
 
     #[test]
@@ -755,12 +811,12 @@ mod tests {
         let db = db();
         let flaky = FailOnce(std::cell::Cell::new(true), std::cell::Cell::new(true));
         start(&db, "imp", &filters(), "sandbox", 250, NOW_MS).unwrap();
-        let err = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap_err();
+        let err = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap_err();
         assert!(matches!(err, ImportError::Provider(_)));
         let (mid, _) = load_import(&db, "imp").unwrap().unwrap();
         assert_eq!((mid.status, mid.imported, mid.cursor), (Status::Running, 100, 100));
         assert!(mid.error.unwrap().contains("503"));
-        let err = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap_err();
+        let err = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap_err();
         assert!(matches!(err, ImportError::Provider(LeadError::RateLimited { .. })));
         let (cut, _) = load_import(&db, "imp").unwrap().unwrap();
         assert_eq!(
@@ -769,7 +825,7 @@ mod tests {
             "the people paid for before the failure are kept, and the cursor moves past them only"
         );
         assert!(cut.error.is_some());
-        let done = block_on(advance(&db, &flaky, "imp", 10, NOW_MS)).unwrap();
+        let done = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap();
         assert_eq!((done.status, done.imported, done.error), (Status::Done, 250, None));
         assert_eq!(count(&db).unwrap(), 250);
     }
