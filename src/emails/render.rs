@@ -49,9 +49,13 @@ impl Recipient {
     }
 
     /// Whether the GDPR (or UK GDPR) protects the recipient, so the first email carries the
-    /// Art. 14 notice (DOMAIN §6.2).
+    /// Art. 14 notice (DOMAIN §6.2). It errs towards the notice: a recipient with no country, or
+    /// one the vocabulary does not list (Apollo knows every country, the list only the largest
+    /// markets: Greece, Hungary, the Baltics…), gets it. A notice not needed costs a few lines;
+    /// one missing breaks the law (audit finding: such recipients got none).
     pub fn under_gdpr(&self) -> bool {
-        self.country.as_deref().is_some_and(|c| COUNTRIES.iter().any(|x| x.name == c && x.gdpr))
+        let Some(country) = self.country.as_deref().map(str::trim) else { return true };
+        COUNTRIES.iter().find(|x| x.name == country).is_none_or(|x| x.gdpr)
     }
 }
 
@@ -274,6 +278,23 @@ mod tests {
             city: None,
             country: Some(country.into()),
             email: "zoe@acme.io".into(),
+        }
+    }
+
+    #[test]
+    fn the_gdpr_notice_errs_towards_giving_it() {
+        let under = |country: Option<&str>| {
+            Recipient { country: country.map(str::to_owned), ..recipient("") }.under_gdpr()
+        };
+        for eea in ["Germany", "Norway", "Ireland", "United Kingdom"] {
+            assert!(under(Some(eea)), "{eea}");
+        }
+        // Not in the vocabulary (Apollo's), or not known at all: the notice, to be safe.
+        for unknown in [Some("Greece"), Some("Hungary"), Some(""), None] {
+            assert!(under(unknown), "{unknown:?}");
+        }
+        for outside in ["United States", "Japan", "Switzerland", "Singapore"] {
+            assert!(!under(Some(outside)), "{outside}");
         }
     }
 

@@ -226,7 +226,8 @@ pub const COUNTRIES: &[Country] = &[
     country!("BE", "Belgium", [], 2, Dutch, ["Brussels", "Antwerp", "Ghent"], "be", true),
     country!("IE", "Ireland", [], 1, English, ["Dublin", "Cork", "Galway"], "ie", true),
     country!("DK", "Denmark", [], 1, Nordic, ["Copenhagen", "Aarhus", "Odense"], "dk", true),
-    country!("NO", "Norway", [], 1, Nordic, ["Oslo", "Bergen", "Trondheim"], "no", false),
+    // In the EEA, so under the GDPR (audit finding: it was not marked so).
+    country!("NO", "Norway", [], 1, Nordic, ["Oslo", "Bergen", "Trondheim"], "no", true),
     country!("FI", "Finland", [], 1, Nordic, ["Helsinki", "Espoo", "Tampere"], "fi", true),
     country!("AT", "Austria", ["osterreich"], 1, German, ["Vienna", "Graz", "Linz"], "at", true),
     country!("PT", "Portugal", [], 1, Portuguese, ["Lisbon", "Porto", "Braga"], "pt", true),
