@@ -369,11 +369,8 @@ impl Tool for StageCampaign {
         let daily_limit = input.daily_limit.unwrap_or(capacity).min(capacity);
         let playbook = playbook::load(cx.db)?.map(|(p, _)| p);
         let sender = Sender { offer: &offer, playbook: playbook.as_ref() };
-        let templates = store::templates(&seq, &sender).map_err(|e| {
-            Refusal::guidance(format!(
-                "The approved sequence cannot be sent as is: {e} Fix it with save_sequence."
-            ))
-        })?;
+        let templates = store::templates(&seq, &sender)
+            .map_err(|e| Refusal::guidance(format!("The approved sequence cannot be sent as is: {e}")))?;
         let id = existing
             .as_ref()
             .map_or_else(|| crate::ids::random_id("cmp_")[..16].to_owned(), |c| c.id.clone());

@@ -342,6 +342,31 @@ fn stop_and_resume_are_approvals_and_stop_sending_in_between() {
 }
 
 #[test]
+fn a_sender_value_removed_after_approval_stops_staging_rather_than_leaving_a_gap() {
+    let w = World::new();
+    w.own_brand_ordered();
+    w.ok("start_warmup", json!({}), NOW_MS);
+    let ready = NOW_MS + 18 * DAY;
+    w.run_jobs_until(ready);
+    plan(&w, 30);
+    // The playbook saved again without the sender's name the approved sequence signs with.
+    w.ok("save_playbook", json!({ "tone": "plain", "angle": "close faster" }), ready);
+    let text = w.refused("stage_campaign", json!({}), ready);
+    assert!(
+        text.contains("{{sender_name}}, which has no saved value") && text.contains("save_playbook"),
+        "{text}"
+    );
+    assert!(crate::workspace::campaigns::find(&w.db, None).unwrap().is_none(), "no draft staged");
+    w.ok(
+        "save_playbook",
+        json!({ "tone": "plain", "angle": "close faster", "sender_name": "Anna Berg" }),
+        ready,
+    );
+    let draft = w.ok("stage_campaign", json!({}), ready);
+    assert_eq!(draft["status"], "draft");
+}
+
+#[test]
 fn a_stopped_campaign_is_followed_for_its_late_replies_then_let_go() {
     use crate::store::{Db, Stmt};
     // Many replies, so that some come in after the stop.

@@ -386,7 +386,9 @@ fn translate(
     lead_vars: &mut Vec<(String, Var, Option<String>)>,
 ) -> Result<String, String> {
     let mut out = String::new();
-    for piece in template::parse(text)? {
+    for piece in template::parse(text)
+        .map_err(|e| format!("{}. Fix it with save_sequence.", e.trim_end_matches('.')))?
+    {
         match piece {
             Piece::Text(t) => out.push_str(&t),
             Piece::Var(v, fallback) if v.is_lead() => {
@@ -400,7 +402,17 @@ fn translate(
                 out.push_str(&format!("{{{{{name}}}}}"));
             }
             Piece::Var(v, fallback) => {
-                let value = sender.value(v).filter(|s| !s.trim().is_empty()).or(fallback).unwrap_or_default();
+                // A sender value removed after the sequence was approved (the playbook or the
+                // offer saved again without it) would go out as a gap in every email (audit
+                // finding): staging refuses instead, naming the value.
+                let Some(value) = sender.value(v).filter(|s| !s.trim().is_empty()).or(fallback) else {
+                    return Err(format!(
+                        "it uses {{{{{}}}}}, which has no saved value any more (sender name and title come from \
+                         save_playbook, company and website from save_offer); save it again, or remove it from the \
+                         sequence.",
+                        v.name()
+                    ));
+                };
                 out.push_str(&value);
             }
         }
