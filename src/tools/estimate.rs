@@ -24,7 +24,7 @@ pub struct EstimateInput {
     /// done yet.
     #[schemars(range(min = 1, max = 500))]
     pub mailboxes: Option<u32>,
-    /// Cold emails per mailbox per day (default 30; 20–50 is safe).
+    /// Cold emails per mailbox per day (default: the sized figure, else 30; 20–50 is safe).
     #[schemars(range(min = 1, max = 100))]
     pub sends_per_mailbox_per_day: Option<u32>,
 }
@@ -35,7 +35,7 @@ pub struct EstimateInput {
 pub enum Basis {
     /// Given in the call.
     Argument,
-    /// The workspace's state (imported leads).
+    /// The workspace's state (the imported leads, the sized sending capacity).
     Workspace,
     /// The deliverability defaults, because sizing is not done yet.
     Defaults,
@@ -150,18 +150,23 @@ impl Tool for EstimateCampaignPlan {
                 }
             },
         };
-        let per_mailbox = input.sends_per_mailbox_per_day.unwrap_or(d.sends_per_mailbox_per_day);
+        // The capacity the user sized (size_sending_capacity), when there is one (audit finding:
+        // the estimate used the defaults and said sizing was not done, whatever was sized).
+        let sized = crate::workspace::sending::sizing(cx.db)?;
+        let per_mailbox = input
+            .sends_per_mailbox_per_day
+            .or(sized.as_ref().map(|s| s.doc.capacity.per_mailbox))
+            .unwrap_or(d.sends_per_mailbox_per_day);
         if per_mailbox < d.sends_per_mailbox_min || per_mailbox > d.sends_per_mailbox_max {
             return Err(Refusal::InvalidArguments(format!(
                 "`sends_per_mailbox_per_day` must be between {} and {}: more than that from one mailbox lands in spam",
                 d.sends_per_mailbox_min, d.sends_per_mailbox_max
             )));
         }
-        // Sizing (size_sending_capacity) is not part of this connector yet; until it is, the
-        // capacity is the call's or one domain's worth of the default mailboxes.
-        let (mailboxes, capacity_basis) = match input.mailboxes {
-            Some(m) => (m, Basis::Argument),
-            None => (d.mailboxes_per_domain, Basis::Defaults),
+        let (mailboxes, capacity_basis) = match (input.mailboxes, &sized) {
+            (Some(m), _) => (m, Basis::Argument),
+            (None, Some(s)) => (s.doc.capacity.mailboxes, Basis::Workspace),
+            (None, None) => (d.mailboxes_per_domain, Basis::Defaults),
         };
         let waits: Vec<u32> = seq.steps.iter().skip(1).map(|s| s.wait_days).collect();
         let start = crate::dates::Date::of_ms(cx.now_ms).succ();
@@ -199,14 +204,19 @@ impl Tool for EstimateCampaignPlan {
             ),
             "Mailboxes are warmed up and sending at full volume from the first day (no ramp)".to_owned(),
         ];
-        if capacity_basis == Basis::Defaults {
-            assumptions.insert(
+        match (capacity_basis, &sized) {
+            (Basis::Defaults, _) => assumptions.insert(
                 0,
                 format!(
                     "Sending capacity is not sized yet: one domain with {mailboxes} mailboxes (the default); size it \
                      with the user to refine this"
                 ),
-            );
+            ),
+            (Basis::Workspace, Some(s)) if s.confirmed_at.is_none() => assumptions.insert(
+                0,
+                "The sending capacity as sized, not confirmed by the user yet (confirm_sizing)".to_owned(),
+            ),
+            _ => {}
         }
         let rates = Rates {
             low: f64::from(d.reply_rate_low_bp) / 10_000.0,

@@ -254,6 +254,25 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
         json!({"lead_count": 10, "sends_per_mailbox_per_day": 80}),
         "between 20 and 50",
     );
+    // Once sized, the estimate uses that capacity (audit finding: it kept the defaults and said
+    // sizing was not done).
+    let sized = ok(&db, "size_sending_capacity", json!({"volume": 100, "unit": "new_leads_per_day"}));
+    let est = ok(&db, "estimate_campaign_plan", json!({"lead_count": 600}));
+    assert_eq!(
+        (est["mailboxes"].clone(), est["capacityBasis"].clone()),
+        (sized["mailboxes"].clone(), json!("workspace"))
+    );
+    let first = est["assumptions"][0].as_str().unwrap();
+    assert!(first.contains("not confirmed by the user yet"), "{first}");
+    ok(&db, "confirm_sizing", json!({}));
+    let est = ok(&db, "estimate_campaign_plan", json!({"lead_count": 600}));
+    assert!(
+        est["assumptions"].as_array().unwrap().iter().all(|a| !a.as_str().unwrap().contains("sized")),
+        "{est}"
+    );
+    assert_eq!(est["mailboxes"], sized["mailboxes"]);
+    let tried = ok(&db, "estimate_campaign_plan", json!({"lead_count": 600, "mailboxes": 2}));
+    assert_eq!((tried["mailboxes"].clone(), tried["capacityBasis"].clone()), (json!(2), json!("argument")));
 
     // Changing the target later takes the confirmation back, and the journey follows.
     let t = ok(&db, "save_target_filters", json!({"countries": ["Ireland"], "titles": ["CFO"]}));
