@@ -479,8 +479,10 @@
   }
 
   function renderData(d) { render(viewOf(d)); }
+  // Own keys only: a `kind` such as "constructor" must not find Object's.
+  function own(o, k) { return Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined; }
   function viewOf(d) {
-    var view = VIEWS[d.kind], nodes = null;
+    var view = own(VIEWS, d.kind), nodes = null;
     if (view) {
       try { nodes = view(d); } catch (e) {
         if (!(e instanceof Missing) && window.console) console.warn("VibeSell card: view failed", e);
@@ -491,7 +493,7 @@
   }
 
   function generic(d, known) {
-    var label = LABELS[d.kind] || human(d.kind || "Result");
+    var label = own(LABELS, d.kind) || human(d.kind || "Result");
     var out = [header(label, label, null,
       known ? "Shown as a plain list: this result has fields this card does not know yet." : null)];
     out.push(tree(d, 0));

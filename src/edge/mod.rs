@@ -329,9 +329,13 @@ export function respond(status, head, body) {
   } catch {
     // A response the runtime refuses goes out without its body rather than trapping the module.
     // That happens at global scope, which refuses a body (a stream), to the start rehearsal's
-    // answer, which is dropped; a request's own answers (fixed statuses, a body of bytes) are not
-    // refused.
-    return new Response(null, init);
+    // answer, which is dropped. A header the runtime refuses (a control byte) makes a bare 500:
+    // an exception thrown from here would cross the wasm and leave the request unanswered.
+    try {
+      return new Response(null, init);
+    } catch {
+      return new Response(null, { status: 500 });
+    }
   }
 }
 export function settle(answer) {

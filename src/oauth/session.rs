@@ -184,12 +184,13 @@ pub fn sign_in_url(return_to: &str) -> String {
 }
 
 /// A local path to return to after sign-in: our consent page or an `/app` page, nothing that
-/// could lead off this origin.
+/// could lead off this origin. Printable ASCII only: it becomes a `Location` header, which the
+/// runtime refuses with any control byte (audit finding: a NUL made the answer throw).
 pub fn safe_return_to(raw: Option<&str>) -> String {
     match raw {
         Some(path)
             if (path == "/app" || path.starts_with("/app/") || path.starts_with("/v1/oauth/consent?"))
-                && !path.contains(['\\', '\r', '\n'])
+                && path.bytes().all(|b| b.is_ascii_graphic() && b != b'\\')
                 && !path.starts_with("//")
                 && path.len() <= 512 =>
         {
@@ -504,7 +505,18 @@ mod tests {
         assert!(Browser::existing(&req).is_none(), "not a well-formed binding");
         assert_eq!(safe_return_to(Some("/app/approvals/apr_1")), "/app/approvals/apr_1");
         assert_eq!(safe_return_to(Some("/v1/oauth/consent?request=ab")), "/v1/oauth/consent?request=ab");
-        for bad in ["https://evil.example/app", "//evil.example/app", "/app\\..", "/other", "/appx"] {
+        for bad in [
+            "https://evil.example/app",
+            "//evil.example/app",
+            "/app\\..",
+            "/other",
+            "/appx",
+            "/app/\0",
+            "/app/\t",
+            "/app/ x",
+            "/app/\u{7f}",
+            "/app/€",
+        ] {
             assert_eq!(safe_return_to(Some(bad)), DEFAULT_RETURN, "{bad}");
         }
         assert_eq!(sign_in_url("/app/x?y=1"), "/app/signin?return_to=%2Fapp%2Fx%3Fy%3D1");

@@ -363,10 +363,11 @@ pub fn pay_checkout(
 ) -> Result<Option<Paid>, StoreError> {
     let Some(row) = session(svc, "checkout", id)? else { return Ok(None) };
     let closed = |reason: &str| Ok(Some(Paid::Closed { reason: reason.to_owned() }));
-    if row.status != "open" {
+    if row.status == "complete" {
         return closed("This checkout is already paid.");
     }
-    if row.expires_at <= svc.now_ms {
+    // Expired by the clock, or closed when a page for another plan replaced it.
+    if row.status != "open" || row.expires_at <= svc.now_ms {
         return closed("This checkout page has expired; ask for a new one.");
     }
     if already_subscribed {

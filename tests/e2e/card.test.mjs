@@ -598,6 +598,16 @@ test("prospect text and odd fields stay text; unknown shapes get a labelled gene
   assert.equal(v.view, "generic");
   assert.match(v.text, /Brand new kind/);
   await assertClean(host);
+
+  // A kind named like an Object.prototype member finds no view or label of Object's.
+  for (const kind of ["constructor", "toString", "__proto__"]) {
+    host = await open();
+    await host.deliver({ content: [{ type: "text", text: "x" }], structuredContent: { kind, score: 3 } });
+    v = await view(host);
+    assert.equal(v.view, "generic", kind);
+    assert.doesNotMatch(v.text, /native code|function/, kind);
+    await assertClean(host);
+  }
 });
 
 test("Approve calls decide_approval through the host and shows the new status", async () => {

@@ -61,6 +61,18 @@ test("/app: sign in and back, the workspace, its pending approvals, sign out", a
   await client.close();
 });
 
+test("a return_to with a control byte goes back to /app, not into a header the runtime refuses", async () => {
+  // An audit saw a NUL here make the answer throw: a 500 after the runtime gave up on the
+  // request, or no answer at all.
+  const browser = await signIn(worker, "/app", "control-byte@example.com");
+  const t0 = Date.now();
+  const back = await browser.get("/app/signin?return_to=%2Fapp%2F%00");
+  assert.equal(back.status, 303);
+  assert.equal(back.headers.get("location"), "/app/account", "the default page, the byte dropped");
+  assert.ok(Date.now() - t0 < 5_000);
+  assert.equal((await browser.get("/app")).status, 200, "the Worker goes on answering");
+});
+
 test("approve on the page: Post/Redirect/Get, executed once, a double submit refused", async () => {
   const email = "approver@example.com";
   const { client, approval } = await pendingUpgrade(worker, email);
