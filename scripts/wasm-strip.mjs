@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// Removes the custom "name" section (function names for stack traces and profiles) from a wasm
-// module, in place. rustc writes it and wasm-bindgen keeps it; worker-build's own wasm-opt step
-// keeps it too (`--debuginfo`). It is a fifth of the module raw and about a sixth of its gzip
-// size, and the Worker never needs it: bin/build strips it unless NAMES=1 (for
-// scripts/wasm-size.mjs and profiles).
+// Removes the custom sections the Worker never reads from a wasm module, in place: "name"
+// (function names for stack traces and profiles), which rustc writes and wasm-bindgen and
+// worker-build's wasm-opt step keep (`--debuginfo`), a fifth of the module raw and about a sixth
+// of its gzip size; and "producers" and "target_features", the toolchain's versions and the
+// features the linker used (about 0.3 KB, read by no runtime). bin/build strips them unless
+// NAMES=1 (for scripts/wasm-size.mjs and profiles).
 //
 //   node scripts/wasm-strip.mjs build/index_bg.wasm
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,10 +17,11 @@ if (!file) {
 }
 const bytes = readFileSync(file);
 const kept = [bytes.subarray(0, 8)];
+const UNREAD = new Set(['name', 'producers', 'target_features']);
 let removed = 0;
 for (const section of sections(bytes)) {
-  if (section.custom === 'name') removed += section.end - section.start;
+  if (UNREAD.has(section.custom)) removed += section.end - section.start;
   else kept.push(bytes.subarray(section.start, section.end));
 }
 writeFileSync(file, Buffer.concat(kept));
-console.error(`[wasm-strip] ${file}: removed ${removed} bytes of names`);
+console.error(`[wasm-strip] ${file}: removed ${removed} bytes of names and toolchain notes`);

@@ -115,11 +115,16 @@ impl<O> Reply<O> {
 
     /// The reply with `note`, if any, after its text.
     pub fn noted(mut self, note: Option<String>) -> Self {
-        if let Some(note) = note {
-            self.text.push_str("\n\n");
-            self.text.push_str(&note);
-        }
+        append_note(&mut self.text, note);
         self
+    }
+}
+
+/// Compiled once, not once per reply type.
+fn append_note(text: &mut String, note: Option<String>) {
+    if let Some(note) = note {
+        text.push_str("\n\n");
+        text.push_str(&note);
     }
 }
 
