@@ -382,6 +382,12 @@ impl Tool for SaveSequence {
         if change.unapproved {
             text.push_str(" This edit took back the user's approval.");
         }
+        if crate::workspace::sending::unconfirm_sizing_unless(cx.db, saved.steps.len() as u32)? {
+            text.push_str(
+                " The sending capacity was sized for another number of emails per lead: size it again \
+                 (size_sending_capacity) and have the user confirm it.",
+            );
+        }
         if saved.approved {
             text.push_str(" It is approved.");
         } else {

@@ -601,3 +601,32 @@ fn an_import_approved_after_the_target_changed_imports_nothing() {
     assert_eq!(d["status"], "done", "{d}");
     assert_eq!(crate::workspace::leads::count(&db).unwrap(), 10);
 }
+
+#[test]
+fn a_sequence_with_another_number_of_steps_takes_back_the_sizing_confirmation() {
+    let db = MemoryDb::new();
+    ok(&db, "save_offer", offer(true));
+    ok(&db, "save_playbook", json!({"tone": "plain", "angle": "close faster", "sender_name": "Anna"}));
+    let three = json!({"steps": [{"subject": "Hi", "body": "1"}, {"body": "2"}, {"body": "3"}]});
+    ok(&db, "save_sequence", three.clone());
+    let sized = ok(&db, "size_sending_capacity", json!({"volume": 40, "unit": "new_leads_per_day"}));
+    assert_eq!(sized["steps"], 3, "{sized}");
+    ok(&db, "confirm_sizing", json!({}));
+    let confirmed = || crate::workspace::sending::sizing(&db).unwrap().unwrap().confirmed_at.is_some();
+    // The same number of steps, reworded: the sizing holds.
+    let same = call(
+        &db,
+        "save_sequence",
+        json!({"steps": [{"subject": "Hello", "body": "1"}, {"body": "2"}, {"body": "3"}]}),
+    );
+    assert!(!same.text.contains("size it again"), "{}", same.text);
+    assert!(confirmed());
+    // Five steps need more emails a day than the three the mailboxes were sized for.
+    let five = json!({"steps": [{"subject": "Hi", "body": "1"}, {"body": "2"}, {"body": "3"}, {"body": "4"}, {"body": "5"}]});
+    let out = call(&db, "save_sequence", five);
+    assert_eq!(out.outcome, Outcome::Ok, "{}", out.text);
+    assert!(out.text.contains("size it again (size_sending_capacity)"), "{}", out.text);
+    assert!(!confirmed(), "the sizing must be confirmed again");
+    let resized = ok(&db, "size_sending_capacity", json!({"volume": 40, "unit": "new_leads_per_day"}));
+    assert_eq!(resized["steps"], 5, "{resized}");
+}

@@ -72,6 +72,18 @@ pub fn save_sizing(db: &dyn Db, doc: &SizingDoc, now_ms: i64) -> Result<Sizing, 
     Ok(Sizing { doc: doc.clone(), confirmed_at: None, updated_at: now_ms })
 }
 
+/// Takes back the confirmation of a sizing made for another number of emails per lead than
+/// `steps`, the sequence's now: its mailboxes no longer carry the volume (audit finding: a
+/// sizing for 3 steps stayed confirmed for a 5-step sequence). Says whether it did.
+pub fn unconfirm_sizing_unless(db: &dyn Db, steps: u32) -> Result<bool, StoreError> {
+    let taken_back = db.query(Stmt::new(
+        "UPDATE sending_plan SET confirmed_at = NULL WHERE id = 1 AND confirmed_at IS NOT NULL \
+         AND json_extract(sizing, '$.capacity.steps') != ? RETURNING 1",
+        vec![steps.into()],
+    ))?;
+    Ok(!taken_back.rows.is_empty())
+}
+
 /// Confirms the saved sizing (idempotent).
 pub fn confirm_sizing(db: &dyn Db, now_ms: i64) -> Result<(), StoreError> {
     db.batch(vec![Stmt::new(
