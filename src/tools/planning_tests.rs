@@ -608,7 +608,7 @@ fn a_sequence_with_another_number_of_steps_takes_back_the_sizing_confirmation() 
     ok(&db, "save_offer", offer(true));
     ok(&db, "save_playbook", json!({"tone": "plain", "angle": "close faster", "sender_name": "Anna"}));
     let three = json!({"steps": [{"subject": "Hi", "body": "1"}, {"body": "2"}, {"body": "3"}]});
-    ok(&db, "save_sequence", three.clone());
+    ok(&db, "save_sequence", three);
     let sized = ok(&db, "size_sending_capacity", json!({"volume": 40, "unit": "new_leads_per_day"}));
     assert_eq!(sized["steps"], 3, "{sized}");
     ok(&db, "confirm_sizing", json!({}));
