@@ -202,8 +202,10 @@ mod tests {
             let wire = err.to_wire(&config);
             let body: serde_json::Value = serde_json::from_str(&wire.body).unwrap();
             let description = body["error_description"].as_str().unwrap();
-            let allowed = |c: char| matches!(c, '\x20'..='\x21' | '\x23'..='\x5b' | '\x5d'..='\x7e');
-            assert!(description.chars().all(allowed), "{err:?}: {description:?}");
+            assert!(
+                description.chars().all(crate::oauth::error::description_char),
+                "{err:?}: {description:?}"
+            );
             if err != AuthError::Missing {
                 assert!(
                     wire.www_authenticate.contains(&format!("error_description=\"{description}\"")),

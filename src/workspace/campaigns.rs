@@ -629,8 +629,13 @@ fn rate_bp(sent: u32, bounced: u32) -> u32 {
 /// campaign resumed after a bounce pause again at its first sync, since its past bounces alone
 /// are past the limit (audit finding).
 pub fn judged_bounce_bp(c: &Campaign, stats: &Stats) -> Option<u32> {
-    let sent = stats.sent.saturating_sub(c.bounce_base.0);
-    (sent >= BOUNCE_MIN_SENT).then(|| rate_bp(sent, stats.bounced.saturating_sub(c.bounce_base.1)))
+    let (sent, bounced) = since_resume(c, stats);
+    (sent >= BOUNCE_MIN_SENT).then(|| rate_bp(sent, bounced))
+}
+
+/// Emails sent and bounced since the campaign last resumed (since launch, before any resume).
+fn since_resume(c: &Campaign, stats: &Stats) -> (u32, u32) {
+    (stats.sent.saturating_sub(c.bounce_base.0), stats.bounced.saturating_sub(c.bounce_base.1))
 }
 
 /// Takes the platform's totals as the new baseline of the bounce threshold, on resuming.
@@ -819,11 +824,12 @@ async fn sync_one<P: SendingPlatform>(
     {
         platform.pause(pid).await?;
         state = State::Paused;
+        let (sent, bounced) = since_resume(c, &stats);
         pause = Some(format!(
             "Paused by VibeSell: {} of {} emails{} bounced ({}), past the {} limit. Bounces hurt the sending domains' \
              reputation: check the lead list before resuming.",
-            stats.bounced.saturating_sub(c.bounce_base.1),
-            stats.sent.saturating_sub(c.bounce_base.0),
+            bounced,
+            sent,
             if c.bounce_base.0 > 0 { " since it resumed" } else { "" },
             percent(rate),
             percent(d.bounce_pause_bp)
