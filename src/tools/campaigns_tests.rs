@@ -53,14 +53,20 @@ fn import(w: &World, id: &str, n: u64) -> leads::Import {
     block_on(leads::advance(&w.db, provider.as_ref(), id, 100, u64::MAX, NOW_MS)).unwrap()
 }
 
-/// Everything up to a staged draft with mailboxes ready, at `ready` (returned).
-fn staged(w: &World, leads_wanted: u64) -> (Value, i64) {
+/// Mailboxes ready and everything planned, up to staging, at the time returned.
+fn ready_to_stage(w: &World, leads_wanted: u64) -> i64 {
     w.own_brand_ordered();
     w.ok("start_warmup", json!({}), NOW_MS);
     let ready = NOW_MS + 18 * DAY;
     w.run_jobs_until(ready);
     assert_eq!(w.ok("get_sending_setup", json!({}), ready)["status"], "ready");
     plan(w, leads_wanted);
+    ready
+}
+
+/// Everything up to a staged draft with mailboxes ready, at `ready` (returned).
+fn staged(w: &World, leads_wanted: u64) -> (Value, i64) {
+    let ready = ready_to_stage(w, leads_wanted);
     (w.ok("stage_campaign", json!({}), ready), ready)
 }
 
@@ -344,11 +350,7 @@ fn stop_and_resume_are_approvals_and_stop_sending_in_between() {
 #[test]
 fn a_sender_value_removed_after_approval_stops_staging_rather_than_leaving_a_gap() {
     let w = World::new();
-    w.own_brand_ordered();
-    w.ok("start_warmup", json!({}), NOW_MS);
-    let ready = NOW_MS + 18 * DAY;
-    w.run_jobs_until(ready);
-    plan(&w, 30);
+    let ready = ready_to_stage(&w, 30);
     // The playbook saved again without the sender's name the approved sequence signs with.
     w.ok("save_playbook", json!({ "tone": "plain", "angle": "close faster" }), ready);
     let text = w.refused("stage_campaign", json!({}), ready);
