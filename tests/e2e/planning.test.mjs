@@ -383,3 +383,36 @@ test("a large import finishes within the approval's decision", async () => {
   assert.equal((await ok(app, "get_workspace_context")).leads.total, 4000);
   await app.close();
 });
+
+test("approvals and confirmations follow what they were given for: the target, the sequence's steps, its sender values", async () => {
+  const app = await subscribed(worker, "follows@example.com", "growth");
+  await ok(app, "save_offer", OFFER);
+  await ok(app, "save_target", { description: "Finance leaders in Ireland" });
+  await ok(app, "save_target_filters", { countries: ["Ireland"], titles: ["CFO", "Head of Finance"] });
+  await ok(app, "estimate_lead_pool");
+  await ok(app, "preview_lead_sample");
+  await ok(app, "confirm_target");
+  // An import asked for, then the target changed before the user decides: nothing imported.
+  const approval = await ok(app, "import_leads", { max_leads: 10 });
+  assert.equal((await ok(app, "save_target_filters", { countries: ["Ireland"], titles: ["CFO"] })).confirmed, false);
+  const decided = await ok(app, "decide_approval", { id: approval.id, decision: "approve" });
+  assert.equal(decided.status, "not_done", JSON.stringify(decided));
+  assert.match(decided.result, /^The target changed after this import was asked for, so nothing was imported\./);
+  assert.equal((await ok(app, "get_workspace_context")).leads.total, 0);
+
+  // A sizing confirmed for three steps is taken back by a sequence of four, and the estimate
+  // uses the sizing rather than the defaults.
+  await ok(app, "save_playbook", { tone: "plain", angle: "close faster", sender_name: "Anna Berg" });
+  await ok(app, "save_sequence", STEPS);
+  const sized = await ok(app, "size_sending_capacity", { volume: 40, unit: "new_leads_per_day" });
+  await ok(app, "confirm_sizing");
+  const est = await ok(app, "estimate_campaign_plan", { lead_count: 500 });
+  assert.deepEqual([est.mailboxes, est.capacityBasis], [sized.mailboxes, "workspace"]);
+  const four = { steps: [...STEPS.steps, { delay_days: 5, body: "One last note, {{first_name|there}}." }] };
+  const resaved = await app.callTool({ name: "save_sequence", arguments: four });
+  assert.equal(resaved.isError, false);
+  assert.match(resaved.content[0].text, /size it again \(size_sending_capacity\) and have the user confirm it\./);
+  const ctx = await ok(app, "get_workspace_context");
+  assert.notEqual(stepStatus(ctx, "sizing"), "done", JSON.stringify(ctx.journey));
+  await app.close();
+});
