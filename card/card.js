@@ -55,7 +55,7 @@
   function onRequest(msg) {
     switch (msg.method) {
       case "ui/resource-teardown":
-        ticking.forEach(clearInterval);
+        ticking.forEach(function (t) { clearInterval(t.timer); });
         ticking = [];
         return reply(msg.id, {});
       case "ping": return reply(msg.id, {});
@@ -148,12 +148,20 @@
     node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
   }
   function render() {
-    ticking.forEach(clearInterval);
-    ticking = [];
     root.textContent = "";
     for (var i = 0; i < arguments.length; i++) append(root, arguments[i]);
+    stopHidden();
     root.setAttribute("data-rendered", String(++renders));
     reportSize();
+  }
+  // Stops the clocks of views no longer shown. Not before a render: the new view's own clocks
+  // start while it is built, before it is shown.
+  function stopHidden() {
+    ticking = ticking.filter(function (t) {
+      if (t.into.isConnected) return true;
+      clearInterval(t.timer);
+      return false;
+    });
   }
 
   // ---- formatting ----------------------------------------------------------------------------
@@ -545,7 +553,7 @@
       reportSize();
     }
     tick();
-    ticking.push(setInterval(tick, 30000));
+    ticking.push({ timer: setInterval(tick, 30000), into: into });
   }
   function approvalView(a, compact) {
     need(a, "id", isStr); need(a, "status", isStr);
@@ -590,7 +598,7 @@
               request("ui/update-model-context", { content: [{ type: "text", text: textOf(res) }] }, 30000).then(null, function () {});
             }
             var next = res && dataOf(res);
-            if (next && next.kind === "approval") { box.replaceWith(approvalView(next, compact)); reportSize(); }
+            if (next && next.kind === "approval") { box.replaceWith(approvalView(next, compact)); stopHidden(); reportSize(); }
             else renderData(next || { kind: "approval", id: a.id, status: decision === "approve" ? "done" : "rejected" });
           }, function (err) {
             approve.disabled = reject.disabled = false;

@@ -733,6 +733,51 @@ test("Reject, a refused decision, and a host error keep the user in control", as
   await assertClean(host);
 });
 
+test("an approval's clock ticks while it is shown, and stops once a decision replaces it", async () => {
+  // The page's timers are the test's: minutes pass in an instant.
+  const host = await openHost(browser, { timezoneId: BROWSER_ZONE });
+  try {
+    await host.page.clock.install({ time: NOW });
+    const pending = FIXTURES.approval.structuredContent;
+    host.onCallTool = async () => ({ content: [{ type: "text", text: "Rejected." }], structuredContent: { ...pending, status: "rejected" }, isError: false });
+    await host.load(html, { hostContext: LIGHT });
+    await host.deliver(result({ ...FIXTURES.approval, structuredContent: { ...pending, expiresAt: NOW + 10 * 60_000 } }));
+    const frame = host.frame();
+    const when = () => frame.evaluate(() => (window.shown ??= document.querySelector(".approval .when")).textContent);
+    assert.match(await when(), /^Expires in 9 min/);
+    await host.page.clock.runFor(3 * 60_000);
+    assert.match(await when(), /^Expires in 6 min/, "the countdown moves while the approval is shown");
+    await host.card.getByRole("button", { name: "Reject" }).click();
+    await host.card.locator(".approval.rejected").waitFor();
+    const replaced = await when();
+    await host.page.clock.runFor(10 * 60_000);
+    assert.equal(await frame.evaluate(() => window.shown.isConnected), false);
+    assert.equal(await when(), replaced, "the replaced view's clock stopped");
+    await assertClean(host);
+  } finally {
+    await host.page.close();
+  }
+});
+
+test("an approval that expires while shown can no longer be approved", async () => {
+  const host = await openHost(browser, { timezoneId: BROWSER_ZONE });
+  try {
+    await host.page.clock.install({ time: NOW });
+    host.onCallTool = async () => assert.fail("nothing is decided after expiry");
+    await host.load(html, { hostContext: LIGHT });
+    const pending = FIXTURES.approval.structuredContent;
+    await host.deliver(result({ ...FIXTURES.approval, structuredContent: { ...pending, expiresAt: NOW + 60_000 } }));
+    const approve = host.card.getByRole("button", { name: "Approve" });
+    assert.equal(await approve.isEnabled(), true);
+    await host.page.clock.runFor(90_000);
+    assert.match(await host.card.locator(".approval .when").innerText(), /^Expired/);
+    assert.equal(await approve.isDisabled(), true);
+    await assertClean(host);
+  } finally {
+    await host.page.close();
+  }
+});
+
 test("approvals decided elsewhere link to VibeSell; expired ones cannot be approved", async () => {
   let host = await open();
   await host.deliver(result(FIXTURES.approvals));
