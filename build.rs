@@ -126,6 +126,56 @@ fn lowercase_table(out: &Path) {
     std::fs::write(out, text).expect("writing lowercase.rs");
 }
 
+/// The longest JSON subtrees (at least 80 bytes) that occur more than once across `texts`, at
+/// most 31, each replaced in the texts and in the fragments found before it by one byte below
+/// 0x20, which compact JSON never holds raw (a control character in a string is escaped): the
+/// fragments, and each text as it reads with them. The same output schema parts (an approval, a
+/// campaign) recur in many tools' schemas, mostly further apart than gzip's 32 KB window;
+/// written once, the module is about 0.6 KB smaller gzip (docs/scale.md, "Size").
+/// `schema::embedded` puts them back.
+fn fragments(texts: &[String]) -> (Vec<String>, std::collections::BTreeMap<String, String>) {
+    fn subtrees(v: &serde_json::Value, counts: &mut std::collections::BTreeMap<String, usize>) {
+        let children: Vec<&serde_json::Value> = match v {
+            serde_json::Value::Object(m) => m.values().collect(),
+            serde_json::Value::Array(a) => a.iter().collect(),
+            _ => return,
+        };
+        let text = v.to_string();
+        if text.len() >= 80 {
+            *counts.entry(text).or_default() += 1;
+        }
+        for child in children {
+            subtrees(child, counts);
+        }
+    }
+    let mut counts = std::collections::BTreeMap::new();
+    for t in texts {
+        subtrees(&serde_json::from_str(t).expect("a schema text is JSON"), &mut counts);
+    }
+    // Longest first (then by text, so that the build is deterministic).
+    let mut candidates: Vec<String> = counts.into_iter().filter(|(_, n)| *n > 1).map(|(t, _)| t).collect();
+    candidates.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+    let mut shortened: std::collections::BTreeMap<String, String> =
+        texts.iter().map(|t| (t.clone(), t.clone())).collect();
+    let mut fragments: Vec<String> = Vec::new();
+    for candidate in candidates {
+        if fragments.len() == 31 {
+            break;
+        }
+        let uses: usize =
+            shortened.values().chain(&fragments).map(|t| t.matches(candidate.as_str()).count()).sum();
+        if uses < 2 {
+            continue;
+        }
+        let marker = char::from(u8::try_from(fragments.len() + 1).expect("at most 31 fragments")).to_string();
+        for t in shortened.values_mut().chain(fragments.iter_mut()) {
+            *t = t.replace(candidate.as_str(), &marker);
+        }
+        fragments.push(candidate);
+    }
+    (fragments, shortened)
+}
+
 /// Writes `SCHEMA_TEXT`, the distinct schema texts of `src/tools/schemas.json` one after the
 /// other, and `SCHEMAS: &[(name, [input from, to, output from, to])]`, sorted by name, into it.
 /// A missing or unreadable file (a merge conflict, a new tool not yet generated) gives an empty
@@ -160,20 +210,28 @@ fn embed_schemas(out: &Path) {
         tools.iter().flat_map(|(_, schemas)| [text(schemas, "input"), text(schemas, "output")]).collect();
     texts.sort();
     texts.dedup();
+    let (fragments, shortened) = fragments(&texts);
     let mut blob = String::new();
-    let mut at = std::collections::BTreeMap::new();
-    for t in &texts {
-        at.insert(t.clone(), (blob.len(), blob.len() + t.len()));
+    let mut place = |t: &str| {
         blob.push_str(t);
-    }
+        (blob.len() - t.len(), blob.len())
+    };
+    let fragments: Vec<(usize, usize)> = fragments.iter().map(|f| place(f)).collect();
+    let mut sorted: Vec<&String> = shortened.values().collect();
+    sorted.sort();
+    sorted.dedup();
+    let at: std::collections::BTreeMap<&String, (usize, usize)> =
+        sorted.into_iter().map(|t| (t, place(t))).collect();
     let mut rust = format!(
-        "/// Every distinct schema text, sorted.\npub static SCHEMA_TEXT: &str = {blob:?};\n\
+        "/// The repeated fragments, then every distinct schema text, sorted; a byte below 0x20 \
+         stands for fragment `byte - 1`.\npub static SCHEMA_TEXT: &str = {blob:?};\n\
+         /// (from, to) of each fragment in `SCHEMA_TEXT`.\npub static FRAGMENTS: &[(u32, u32)] = &{fragments:?};\n\
          /// (tool name, [input from, to, output from, to] in `SCHEMA_TEXT`), sorted by name.\n\
          pub static SCHEMAS: &[(&str, [u32; 4])] = &[\n"
     );
     for (name, schemas) in tools {
-        let (a, b) = at[&text(schemas, "input")];
-        let (c, d) = at[&text(schemas, "output")];
+        let (a, b) = at[&shortened[&text(schemas, "input")]];
+        let (c, d) = at[&shortened[&text(schemas, "output")]];
         let _ = writeln!(rust, "    ({name:?}, [{a}, {b}, {c}, {d}]),");
     }
     rust.push_str("];\n");
