@@ -216,9 +216,12 @@ fn invalid(description: impl Into<String>) -> OAuthError {
     OAuthError::new(ErrorCode::InvalidClientMetadata, description)
 }
 
-/// Characters that make a name lie about itself: controls and bidirectional overrides.
+/// Characters that make a name lie about itself: controls, bidirectional marks and overrides,
+/// and the invisible ones (zero-width spaces and joiners, word joiner, BOM) that make a name
+/// that looks like another's compare unequal to it.
 fn deceptive(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control()
+        || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
 }
 
 fn text_field(doc: &Map<String, Value>, name: &str, max_chars: usize) -> Result<Option<String>, OAuthError> {
@@ -230,7 +233,7 @@ fn text_field(doc: &Map<String, Value>, name: &str, max_chars: usize) -> Result<
                 Ok(None)
             } else if s.chars().count() > max_chars || s.chars().any(deceptive) {
                 Err(invalid(format!(
-                    "{name} must be at most {max_chars} characters without control characters."
+                    "{name} must be at most {max_chars} characters, without control or invisible characters."
                 )))
             } else {
                 Ok(Some(s.to_owned()))
@@ -692,6 +695,14 @@ mod tests {
             ),
             (
                 json!({"redirect_uris": ["https://a.example/cb"], "client_name": "Claude\u{202e}evil"}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "client_name": "Clau\u{200b}de"}),
+                "invalid_client_metadata",
+            ),
+            (
+                json!({"redirect_uris": ["https://a.example/cb"], "client_name": "\u{feff}Claude"}),
                 "invalid_client_metadata",
             ),
             (json!({"redirect_uris": ["https://a.example/cb"], "client_name": 5}), "invalid_client_metadata"),

@@ -107,6 +107,9 @@ test("bad registrations get the exact RFC 7591 error", async () => {
     [{ redirect_uris: ["https://claude.ai/cb"], grant_types: ["client_credentials"] }, "invalid_client_metadata"],
     [{ redirect_uris: ["https://claude.ai/cb"], token_endpoint_auth_method: "private_key_jwt" }, "invalid_client_metadata"],
     [{ redirect_uris: ["https://claude.ai/cb"], client_name: "x".repeat(101) }, "invalid_client_metadata"],
+    // Names that look like another's: a right-to-left override, a zero-width space.
+    [{ redirect_uris: ["https://claude.ai/cb"], client_name: "Claude\u202eevil" }, "invalid_client_metadata"],
+    [{ redirect_uris: ["https://claude.ai/cb"], client_name: "Clau\u200bde" }, "invalid_client_metadata"],
     ['{"redirect_uris": [', "invalid_client_metadata"],
     [JSON.stringify({ ...publicClient("http://127.0.0.1/cb"), padding: "x".repeat(20000) }), "invalid_client_metadata"],
   ];
