@@ -88,6 +88,42 @@ test("the whole billing loop works locally", async () => {
   await client.close();
 });
 
+test("a checkout page closed unpaid by a page for another plan says it has expired, not that it is paid", async () => {
+  const client = await connect(worker, { sub: "replaced-checkout@example.com", app: true });
+  const starter = await ok(client, "start_checkout", { plan: "starter" });
+  // The same plan again: the same page, not a second one to pay on.
+  const same = await ok(client, "start_checkout", { plan: "starter" });
+  assert.equal(same.url, starter.url);
+  // Another plan closes the first page before the new one is made (two open pages could both
+  // be paid: two subscriptions).
+  const growth = await ok(client, "start_checkout", { plan: "growth" });
+  assert.notEqual(growth.url, starter.url);
+
+  // Opened again, the closed page says it expired and offers no form to pay on.
+  const page = await fetch(starter.url);
+  assert.equal(page.status, 200);
+  const html = await page.text();
+  assert.match(html, /Subscribe to VibeSell Starter/);
+  assert.match(html, /<p class="error">This checkout page has expired; ask for a new one\.<\/p>/);
+  assert.doesNotMatch(html, /is paid|already paid/);
+  assert.doesNotMatch(html, /<form/);
+  // Paying it anyway is refused with the same reason, not "already paid", and charges nothing.
+  const paid = await payPage(worker, starter.url, CARD_OK);
+  assert.equal(paid.status, 409);
+  const closed = await paid.text();
+  assert.match(closed, /<h1>Checkout closed<\/h1><p>This checkout page has expired; ask for a new one\.<\/p>/);
+  assert.doesNotMatch(closed, /already paid/);
+  let plans = await ok(client, "get_plans_and_billing");
+  assert.deepEqual([plans.current.id, plans.charges.length], ["free", 0]);
+
+  // The page that replaced it is the one that pays.
+  assert.match(await (await fetch(growth.url)).text(), /<form method="post">/);
+  assert.equal((await payPage(worker, growth.url, CARD_OK)).status, 200);
+  plans = await ok(client, "get_plans_and_billing");
+  assert.deepEqual([plans.current.id, plans.charges.length], ["growth", 1]);
+  await client.close();
+});
+
 test("sandbox pages refuse what is not theirs", async () => {
   const fake = `${worker.origin}/sandbox/checkout/ws_000000000000000000000000/cs_sandbox_${"0".repeat(32)}`;
   assert.equal((await fetch(fake)).status, 404);
