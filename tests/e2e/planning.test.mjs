@@ -251,6 +251,45 @@ test("from an empty workspace to a confirmed target, an approved sequence and a 
   await c.close();
 });
 
+/** The Art. 14 notice the footer adds for a recipient under the GDPR, in full. */
+const gdprNotice = (company, source) =>
+  `Why you are receiving this: Ledgerly Ltd found your work contact details in a business contact database ` +
+  `(${source}) and is writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
+  `object at any time: reply "stop" or use the link below, and your details will be deleted.`;
+
+test("a recipient in Norway (EEA, not EU) gets the GDPR notice; one in the United States does not", async () => {
+  const c = await connect(worker, { sub: "norway@example.com" });
+  await ok(c, "save_offer", OFFER);
+  await ok(c, "save_target", { description: "Finance leaders in Norway" });
+  await ok(c, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Anna Berg" });
+  await ok(c, "save_sequence", STEPS);
+  // The first email for the first person of the target's sample, rendered as it would be sent.
+  const firstEmailIn = async (country) => {
+    await ok(c, "save_target_filters", { countries: [country], titles: ["CFO", "Head of Finance", "Finance Director"] });
+    const first = await ok(c, "check_first_email");
+    assert.equal(first.lead.source, "sample");
+    assert.equal(first.lead.country, country);
+    return first;
+  };
+  const norway = await firstEmailIn("Norway");
+  const notice = gdprNotice(norway.lead.company, "the VibeSell sandbox database");
+  assert.ok(norway.body.includes(`\n${notice}\nDon't want to hear from us again? Unsubscribe: `), norway.body);
+  // The HTML version carries it too, escaped as the footer's lines are.
+  const escaped = notice.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
+  assert.ok(norway.html.includes(`<br>${escaped}<br>Don't want to hear from us again?`), norway.html);
+  const finding = norway.checks.find((f) => f.id === "gdpr_notice");
+  assert.equal(finding?.status, "info", JSON.stringify(norway.checks));
+  assert.match(finding.detail, /^The recipient is in Norway, under the GDPR: the footer adds where their data came from and how to object \(Art\. 14\)\./);
+
+  // Outside the GDPR, no notice: the notice depends on the recipient, it is not in every email.
+  const us = await firstEmailIn("United States");
+  assert.doesNotMatch(us.body, /Why you are receiving this|legitimate interest/);
+  assert.doesNotMatch(us.html, /Why you are receiving this|legitimate interest/);
+  assert.equal(us.checks.find((f) => f.id === "gdpr_notice"), undefined, JSON.stringify(us.checks));
+  assert.match(us.body, /\n--\nAnna Berg, Ledgerly Ltd · 12 Finsbury Square, London EC2A 1AS\nDon't want to hear from us again\? Unsubscribe: /);
+  await c.close();
+});
+
 // A seeded generator so a failure names a filter that can be replayed.
 function rng(seed) {
   let a = seed >>> 0;
