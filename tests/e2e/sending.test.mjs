@@ -241,6 +241,32 @@ test("weeks later (an accelerated sandbox clock): set up after 2 business days, 
   await warmed.close();
 });
 
+test("a sender value removed after the sequence was approved stops staging, naming the value and the tool that saves it", async () => {
+  // The already-warmed workspace, ready now: everything planned, with the sequence approved
+  // while the playbook named the sender its first step signs with.
+  const client = await connect(worker, { sub: "warmed@example.com", app: true });
+  await plan(client, 30);
+  // The playbook saved again without the sender's name: every email would go out with a gap
+  // where the signature was.
+  await ok(client, "save_playbook", { tone: "plain", angle: "speed" });
+  const refused = await client.callTool({ name: "stage_campaign", arguments: {} });
+  assert.equal(refused.isError, true, refused.content[0].text);
+  assert.equal(
+    refused.content[0].text,
+    "The approved sequence cannot be sent as is: it uses {{sender_name}}, which has no saved value any more " +
+      "(sender name and title come from save_playbook, company and website from save_offer); save it again, or " +
+      "remove it from the sequence.",
+  );
+  const none = await client.callTool({ name: "get_campaign", arguments: {} });
+  assert.equal(none.isError, true, "no draft staged");
+  assert.match(none.content[0].text, /stage_campaign/);
+  // The name saved again, the same approved sequence stages.
+  await ok(client, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Sam Lee" });
+  const draft = await ok(client, "stage_campaign");
+  assert.deepEqual([draft.status, draft.leads, draft.sequenceSteps], ["draft", 30, 3]);
+  await client.close();
+});
+
 test("a campaign from the approved sequence and the imported leads: staged, launched, stopped, resumed, replied to", async () => {
   const client = await connect(worker, { sub: "brand@example.com", app: true });
   const refused = await client.callTool({ name: "stage_campaign", arguments: {} });
