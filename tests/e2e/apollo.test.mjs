@@ -3,7 +3,8 @@
 // as `[]` query parameters, `pagination.total_entries`) and bulk enrichment
 // (`POST /api/v1/people/bulk_match`, at most 10 people, `credits_consumed`), authenticated with
 // `x-api-key`. It checks the requests the Worker sends, the rate-limit retry, the filter-bug
-// guard, and that errors come back as refusals.
+// guard, that errors come back as refusals, the GDPR notice for people from countries outside
+// VibeSell's vocabulary, and two imports run side by side kept within the plan's allowance.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect } from "./harness.mjs";
@@ -184,4 +185,138 @@ test("a rate limit part-way through an import keeps the people already paid for"
   assert.equal(job.status, "running");
   assert.match(job.error ?? "", /rate limiting; try again in 60 seconds/, JSON.stringify(job));
   await app.close();
+});
+
+test("recipients whose country the vocabulary does not list, or who have none, get the GDPR notice", async () => {
+  // Apollo knows every country; VibeSell's vocabulary only the largest markets. A Greek finance
+  // director (Greece is not in it) and one whose country Apollo does not give.
+  const added = [
+    { id: "ap_gr01", first_name: "Eleni", last_name_obfuscated: "Pa***u", title: "Finance Director", seniority: "director", country: "Greece", city: "Athens", organization: { name: "Aegean Freight", primary_domain: "aegeanfreight.gr", estimated_num_employees: 120 } },
+    { id: "ap_xx01", first_name: "Chris", last_name_obfuscated: "Mo***n", title: "Finance Director", seniority: "director", organization: { name: "Nowhere Works", primary_domain: "nowhereworks.io", estimated_num_employees: 80 } },
+  ];
+  fake.state.people.push(...added);
+  const c = await connect(worker, { sub: "apollo-gdpr@example.com" });
+  try {
+    await ok(c, "save_offer", { product: "Ledgerly", company_name: "Ledgerly Ltd", description: "D", value_proposition: "V", postal_address: "1 Main St, Springfield" });
+    await ok(c, "save_target", { description: "Finance directors anywhere" });
+    await ok(c, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Anna Berg" });
+    await ok(c, "save_sequence", { steps: [{ subject: "A faster close at {{company}}", body: "Hi {{first_name|there}},\n\nShall we talk?\n\n{{sender_name}}" }] });
+    await ok(c, "save_target_filters", { titles: ["Finance Director"] });
+    const notice = (company) =>
+      `Why you are receiving this: Ledgerly Ltd found your work contact details in a business contact database ` +
+      `(Apollo.io) and is writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
+      `object at any time: reply "stop" or use the link below, and your details will be deleted.`;
+
+    const greek = await ok(c, "check_first_email", { lead: 1 });
+    assert.deepEqual([greek.lead.name, greek.lead.country, greek.lead.source], ["Eleni Pa***u", "Greece", "sample"]);
+    assert.ok(greek.body.includes(`\n${notice("Aegean Freight")}\nDon't want to hear from us again? Unsubscribe: `), greek.body);
+    const finding = greek.checks.find((f) => f.id === "gdpr_notice");
+    assert.equal(finding?.status, "info", JSON.stringify(greek.checks));
+    assert.match(finding.detail, /^The recipient is in Greece, under the GDPR: /);
+
+    const unknown = await ok(c, "check_first_email", { lead: 2 });
+    assert.equal(unknown.lead.name, "Chris Mo***n");
+    assert.equal(unknown.lead.country, undefined, "Apollo gave no country");
+    assert.ok(unknown.body.includes(`\n${notice("Nowhere Works")}\nDon't want to hear from us again? Unsubscribe: `), unknown.body);
+    assert.equal(unknown.checks.find((f) => f.id === "gdpr_notice")?.status, "info", JSON.stringify(unknown.checks));
+
+    // A country the vocabulary lists outside the GDPR: no notice, so the two above are not
+    // simply everyone's.
+    await ok(c, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
+    const us = await ok(c, "check_first_email", { lead: 1 });
+    assert.equal(us.lead.country, "United States");
+    assert.doesNotMatch(us.body, /Why you are receiving this|legitimate interest/);
+    assert.equal(us.checks.find((f) => f.id === "gdpr_notice"), undefined, JSON.stringify(us.checks));
+  } finally {
+    fake.state.people.splice(fake.state.people.length - added.length, added.length);
+    await c.close();
+  }
+});
+
+test("two imports approved side by side stop at the plan's monthly allowance, and the one cut short says so", async () => {
+  const sub = "apollo-side-by-side@example.com";
+  const app = await connect(worker, { sub, app: true });
+  await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
+  await ok(app, "save_target", { description: "Sales leaders in the US" });
+  await ok(app, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
+  await ok(app, "estimate_lead_pool");
+  await ok(app, "preview_lead_sample");
+  await ok(app, "confirm_target");
+  // Each within the free plan's 50 a month when asked for; together they would pass it.
+  const a = await ok(app, "import_leads", { max_leads: 30 });
+  const b = await ok(app, "import_leads", { max_leads: 40 });
+  assert.notEqual(a.id, b.id);
+  assert.ok(a.impact.includes("Counts against the Free plan's 50 leads this month: 0 used so far, 20 left after this import."), a.impact.join("\n"));
+  assert.ok(b.impact.includes("Counts against the Free plan's 50 leads this month: 0 used so far, 10 left after this import."), b.impact.join("\n"));
+
+  // The first import's first search page is held at Apollo: its job has started, with its 30
+  // (nothing is used yet), when the second is approved and runs to the end.
+  const held = fake.hold("/api/v1/mixed_people/api_search");
+  const other = await connect(worker, { sub, app: true });
+  const first = ok(app, "decide_approval", { id: a.id, decision: "approve" });
+  first.catch(() => {}); // awaited below; a failure before then is reported there
+  try {
+    await held.arrived;
+    const second = await ok(other, "decide_approval", { id: b.id, decision: "approve" });
+    assert.equal(second.status, "done", JSON.stringify(second));
+    assert.match(second.result, /^Imported 40 leads; skipped \d+ without a work address; 40 credits used\.$/);
+  } finally {
+    held.release();
+  }
+  const cut = await first;
+  assert.equal(cut.status, "done", JSON.stringify(cut));
+  // The first takes only the room left, and says why it stopped short of what was asked.
+  assert.match(
+    cut.result,
+    /^Imported 10 leads of the 30 asked for \(the plan's monthly lead limit was reached\); skipped \d+ already in the workspace, \d+ without a work address; 10 credits used\.$/,
+  );
+  const ctx = await ok(app, "get_workspace_context");
+  assert.equal(ctx.leads.total, 50, "never past the plan's 50");
+  assert.deepEqual(ctx.leads.imports.map((j) => j.imported).sort((x, y) => x - y), [10, 40]);
+  const plans = await ok(app, "get_plans_and_billing");
+  assert.equal(plans.usage.leadsImported, 50, "the month's usage is the plan's allowance, not more");
+  await app.close();
+  await other.close();
+});
+
+test("an import whose batch was at Apollo while another filled the month writes only the room left", async () => {
+  // The room is read again between the provider's answer and the write: the other import here
+  // is of other people (the target changed after the first started, which goes on with its own
+  // filters), so none of the first's batch is already in the workspace.
+  const sub = "apollo-room@example.com";
+  const app = await connect(worker, { sub, app: true });
+  await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
+  await ok(app, "save_target", { description: "Sales leaders in the US" });
+  const confirm = async (titles) => {
+    await ok(app, "save_target_filters", { titles, countries: ["United States"] });
+    await ok(app, "estimate_lead_pool");
+    await ok(app, "preview_lead_sample");
+    await ok(app, "confirm_target");
+  };
+  await confirm(["VP of Sales"]);
+  const vps = await ok(app, "import_leads", { max_leads: 30 });
+  const held = fake.hold("/api/v1/mixed_people/api_search");
+  const other = await connect(worker, { sub, app: true });
+  const first = ok(app, "decide_approval", { id: vps.id, decision: "approve" });
+  first.catch(() => {}); // awaited below; a failure before then is reported there
+  try {
+    await held.arrived;
+    // The first import has started with its 30 (nothing used yet) and waits for its batch.
+    await confirm(["Head of Sales"]);
+    const heads = await ok(other, "import_leads", { max_leads: 40 });
+    const second = await ok(other, "decide_approval", { id: heads.id, decision: "approve" });
+    assert.equal(second.result, "Imported 40 leads; 40 credits used.", "every Head of Sales has an address");
+  } finally {
+    held.release();
+  }
+  const cut = await first;
+  assert.equal(cut.status, "done", JSON.stringify(cut));
+  assert.match(cut.result, /^Imported 10 leads of the 30 asked for \(the plan's monthly lead limit was reached\)/);
+  const ctx = await ok(app, "get_workspace_context");
+  assert.equal(ctx.leads.total, 50, "never past the plan's 50");
+  const byTitle = Object.fromEntries(ctx.leads.imports.map((j) => [j.requested, j.imported]));
+  assert.deepEqual(byTitle, { 30: 10, 40: 40 });
+  assert.equal((await ok(app, "get_plans_and_billing")).usage.leadsImported, 50);
+  await app.close();
+  await other.close();
 });

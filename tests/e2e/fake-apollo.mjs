@@ -4,7 +4,9 @@
 // people, `credits_consumed`), authenticated with `x-api-key`. `state.script` queues answers
 // (rate limits, errors) before the normal ones; `state.requests` records everything.
 // `state.enrichPerMinute` limits `bulk_match` calls per rolling minute as Apollo's plans do: past
-// it, a 429 whose `retry-after` says when the oldest call leaves the window.
+// it, a 429 whose `retry-after` says when the oldest call leaves the window. `state.people` are the
+// people it knows (a test may add some, e.g. from countries outside VibeSell's vocabulary), and
+// `hold(path)` keeps the next request to `path` waiting until the test releases it.
 import { createServer } from "node:http";
 
 /** A fake Apollo: 230 people in the US, half VPs of Sales, half Heads of Sales. */
@@ -19,13 +21,19 @@ export function fakeApollo(KEY) {
     city: "Austin",
     organization: { name: `Company ${Math.floor(i / 3)}`, primary_domain: `company${Math.floor(i / 3)}.com`, estimated_num_employees: 120 },
   }));
-  const state = { requests: [], script: [], bugs: false, enrichPerMinute: Infinity, enrichCalls: [] };
+  const state = { people, requests: [], script: [], bugs: false, enrichPerMinute: Infinity, enrichCalls: [], holds: [] };
   const server = createServer((req, res) => {
     let body = "";
     req.on("data", (c) => (body += c));
-    req.on("end", () => {
+    req.on("end", async () => {
       const url = new URL(req.url, "http://fake");
       state.requests.push({ method: req.method, path: url.pathname, query: url.searchParams, headers: req.headers, body, at: Date.now() });
+      const held = state.holds.findIndex((h) => h.path === url.pathname);
+      if (held >= 0) {
+        const h = state.holds.splice(held, 1)[0];
+        h.arrive();
+        await h.released;
+      }
       const send = (status, json, headers = {}) => {
         res.writeHead(status, { "content-type": "application/json", ...headers });
         res.end(JSON.stringify(json));
@@ -71,5 +79,16 @@ export function fakeApollo(KEY) {
       send(404, { error: "no such endpoint" });
     });
   });
-  return { server, state };
+  /**
+   * Holds the next request to `path` until `release()`: `arrived` resolves once it came in. The
+   * answer is the one it would have had when released.
+   */
+  function hold(path) {
+    const h = { path };
+    h.arrived = new Promise((r) => (h.arrive = r));
+    h.released = new Promise((r) => (h.release = r));
+    state.holds.push(h);
+    return h;
+  }
+  return { server, state, hold };
 }
