@@ -3,8 +3,8 @@
 // fake: look-alike domains and the priced simulation, an order whose answer is lost (placed
 // once, never twice), rate limits and server errors retried, accounts and warm-up, a campaign
 // created as a closed-body draft with its leads, launched, its replies, bounces and
-// unsubscribes followed (suppressed and mirrored to the blocklist), and the bounce-threshold
-// pause.
+// unsubscribes followed (suppressed and mirrored to the blocklist), the bounce-threshold
+// pause, and a stopped campaign still followed for its late replies and bounces.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect } from "./harness.mjs";
@@ -250,10 +250,44 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   const quoted = (await ok(client, "list_replies", { limit: 20 })).replies.find((r) => r.from.email === quoting);
   assert.equal(quoted?.classification, "not_now", JSON.stringify(quoted));
   assert.ok(!instantly.state.blocklist.includes(quoting), "a quoted unsubscribe link is not an opt-out");
+});
 
-  // The campaign deleted in Instantly's app: the read tools still answer what was last read,
-  // and say why it is not up to date.
-  instantly.deleteCampaign(cid);
+test("a stopped campaign is still followed: a reply and a bounce that come in after the stop are read, and the bounce suppressed", async () => {
+  const cid = instantly.campaign().id;
+  const leads = instantly.state.leads.get(cid);
+  // Instantly's usual pages again: one read of the leads sees them all (the test above made
+  // them one lead long to reach past the adapter's pages).
+  instantly.state.leadPageSize = 100;
+  const stop = await ok(client, "stop_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: stop.id, decision: "approve" })).status, "done");
+  assert.equal(instantly.campaign().status, 2, "paused on Instantly");
+  const stopped = await ok(client, "get_campaign");
+  assert.deepEqual([stopped.status, stopped.pausedBy], ["paused", "user"]);
+  const before = await ok(client, "list_replies", { limit: 25 });
+
+  // The emails sent before the stop are still answered: a reply and a bounce after it. The sync
+  // goes on reading the stopped campaign (for 14 days), so both reach the workspace.
+  const [late, bounced] = [leads[10].email, leads[11].email];
+  instantly.receive({
+    campaign_id: cid, lead: late, from_address_email: late, eaccount: senders[2], subject: "Re: a faster close",
+    body: { text: "Sorry for the slow answer. Yes, could we talk next Tuesday?" }, step: "0", i_status: 1,
+  });
+  instantly.setLeadStatus(cid, bounced, -1);
+  instantly.setAnalytics(cid, { contacted_count: 90, emails_sent_count: 100, open_count_unique: 20, reply_count_unique: 3, reply_count_automatic_unique: 1, bounced_count: 8, unsubscribed_count: 1 });
+  const after = await ok(client, "list_replies", { limit: 25 });
+  assert.equal(after.total, before.total + 1, JSON.stringify(after.replies.map((r) => r.from.email)));
+  const reply = after.replies.find((r) => r.from.email === late);
+  assert.equal(reply?.classification, "interested", JSON.stringify(reply));
+  assert.ok(instantly.state.blocklist.includes(bounced), "the late bounce is suppressed and mirrored to the blocklist");
+  const c = await ok(client, "get_campaign");
+  assert.deepEqual([c.status, c.pausedBy], ["paused", "user"], "followed, not resumed");
+  assert.deepEqual([c.stats.sent, c.stats.bounced], [100, 8], "the statistics are still read");
+  assert.equal(instantly.campaign().status, 2, "and nothing is sent");
+});
+
+test("the campaign deleted in Instantly's app: the read tools still answer what was last read, and say why", async () => {
+  // The stopped campaign is still followed, so its absence is noticed.
+  instantly.deleteCampaign(instantly.campaign().id);
   for (const tool of ["get_campaign", "list_replies"]) {
     const r = await client.callTool({ name: tool, arguments: {} });
     assert.equal(r.isError, false, `${tool}: ${r.content?.[0]?.text}`);
