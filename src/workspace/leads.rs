@@ -374,7 +374,7 @@ pub async fn advance(
             .into_iter()
             .map(|e| e.email)
             .collect();
-        let (mut no_email, mut dup, mut supp) = (0u64, 0u64, 0u64);
+        let (mut no_email, mut dup, mut supp, mut beyond) = (0u64, 0u64, 0u64, 0u64);
         let mut seen: HashSet<String> = HashSet::new();
         let mut fresh: Vec<NewLead<'_>> = Vec::new();
         for p in &batch.people {
@@ -404,6 +404,10 @@ pub async fn advance(
                     email_status: p.email_status.as_deref(),
                     provider_id: &p.provider_id,
                 });
+            } else {
+                // Found (and paid for) while another import took the room left: said in the
+                // report, so that every credit used is accounted for.
+                beyond += 1;
             }
         }
         let imported = fresh.len() as u64;
@@ -413,7 +417,13 @@ pub async fn advance(
         // A batch the provider cut short is still written (its people are paid for), with the
         // error the job then stops on.
         let error = if limited {
-            Some(PLAN_LIMIT_REACHED.to_owned())
+            Some(match beyond {
+                0 => PLAN_LIMIT_REACHED.to_owned(),
+                n => format!(
+                    "{PLAN_LIMIT_REACHED}; {} found beyond it were not imported",
+                    plural(n, "person", "people")
+                ),
+            })
         } else {
             batch.interrupted.as_ref().filter(|_| !done).map(ToString::to_string)
         };
@@ -828,6 +838,32 @@ mod tests {
         // Once the first run is over, the job can be run again (a finished one only reports).
         let again = block_on(advance(&db, &provider, "imp", 10, u64::MAX, NOW_MS)).unwrap();
         assert_eq!((again, provider.charged.get()), (done.clone(), done.credits));
+    }
+
+    #[test]
+    fn people_found_while_another_import_filled_the_month_are_reported() {
+        use std::task::{Context, Waker};
+        let db = db();
+        start(&db, "a", &filters(), "sandbox", 150, NOW_MS).unwrap();
+        // Other people than `a`'s, so that none of `a`'s is already in the workspace.
+        let others = Filters { titles: vec!["Head of Sales".into()], ..filters() };
+        start(&db, "b", &others, "sandbox", 140, NOW_MS).unwrap();
+        let provider = Waiting { charged: std::cell::Cell::new(0) };
+        // `a` asks for 100 people while the month has room for 200; `b` then takes 140 of it.
+        let mut a = std::pin::pin!(advance(&db, &provider, "a", 1, 200, NOW_MS));
+        assert!(a.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending());
+        let b = block_on(advance(&db, &provider, "b", 10, 200, NOW_MS)).unwrap();
+        assert_eq!((b.status, b.imported), (Status::Done, 140));
+        let a = block_on(a).unwrap();
+        assert_eq!((a.status, a.imported, a.credits), (Status::Done, 60, 100));
+        assert!(
+            describe(&a).starts_with(
+                "Imported 60 leads of the 150 asked for (the plan's monthly lead limit was reached; 40 people \
+                 found beyond it were not imported)"
+            ),
+            "{}",
+            describe(&a)
+        );
     }
 
     #[test]
