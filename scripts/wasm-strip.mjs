@@ -8,7 +8,7 @@
 //
 //   node scripts/wasm-strip.mjs build/index_bg.wasm
 import { readFileSync, writeFileSync } from 'node:fs';
-import { sections } from './lib/wasm.mjs';
+import { stripped } from './lib/wasm.mjs';
 
 const file = process.argv[2];
 if (!file) {
@@ -16,12 +16,6 @@ if (!file) {
   process.exit(2);
 }
 const bytes = readFileSync(file);
-const kept = [bytes.subarray(0, 8)];
-const UNREAD = new Set(['name', 'producers', 'target_features']);
-let removed = 0;
-for (const section of sections(bytes)) {
-  if (UNREAD.has(section.custom)) removed += section.end - section.start;
-  else kept.push(bytes.subarray(section.start, section.end));
-}
-writeFileSync(file, Buffer.concat(kept));
-console.error(`[wasm-strip] ${file}: removed ${removed} bytes of names and toolchain notes`);
+const kept = stripped(bytes);
+writeFileSync(file, kept);
+console.error(`[wasm-strip] ${file}: removed ${bytes.length - kept.length} bytes of names and toolchain notes`);

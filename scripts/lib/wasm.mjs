@@ -65,6 +65,17 @@ export function sections(bytes) {
   return out;
 }
 
+/**
+ * The module without the custom sections the Worker never reads: "name" (function names for
+ * stack traces and profiles), "producers" and "target_features" (the toolchain's versions and
+ * the features the linker used).
+ */
+export function stripped(bytes) {
+  const UNREAD = new Set(['name', 'producers', 'target_features']);
+  const kept = sections(bytes).filter((s) => !UNREAD.has(s.custom));
+  return Buffer.concat([bytes.subarray(0, 8), ...kept.map((s) => bytes.subarray(s.start, s.end))]);
+}
+
 /** The number of imported functions (they come first in the function index space). */
 export function importedFunctions(bytes) {
   const imports = sections(bytes).find((s) => s.id === 2);
