@@ -335,14 +335,19 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
         ));
     }
     if to.under_gdpr() {
+        // A recipient without a country gets the notice too (`under_gdpr` errs towards it), and
+        // is not said to be in the EU.
+        let whereabouts = match to.country.as_deref() {
+            Some(country) => format!("The recipient is in {country}, under the GDPR"),
+            None => "The recipient's country is not known, so they are treated as under the GDPR".to_owned(),
+        };
         out.push(finding(
             "gdpr_notice",
             Status::Info,
             format!(
-                "The recipient is in {}, under the GDPR: the footer adds where their data came from and how to object \
-                 (Art. 14). Some countries (e.g. Germany) expect prior consent even for B2B email; the user should \
-                 confirm they may write there.",
-                to.country.as_deref().unwrap_or("the EU")
+                "{whereabouts}: the footer adds where their data came from and how to object (Art. 14). Some \
+                 countries (e.g. Germany) expect prior consent even for B2B email; the user should confirm they may \
+                 write there."
             ),
             None,
         ));
@@ -417,6 +422,17 @@ mod tests {
             assert_eq!(severity(&f, check), Status::Pass, "{check}: {f:?}");
         }
         assert!(!f.iter().any(|x| x.id == "gdpr_notice"));
+        // Without a country the notice is given, and the recipient is not said to be in the EU.
+        let nowhere = Recipient { country: None, ..to("United States") };
+        let r = render("Month-end close", body, &nowhere, &Sender { offer: &o, playbook: None }, "u", "s")
+            .unwrap();
+        let notice =
+            check_first_email(&r, &nowhere, true).into_iter().find(|x| x.id == "gdpr_notice").unwrap();
+        assert!(
+            notice
+                .detail
+                .starts_with("The recipient's country is not known, so they are treated as under the GDPR: ")
+        );
     }
 
     #[test]

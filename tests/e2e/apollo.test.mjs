@@ -218,7 +218,9 @@ test("recipients whose country the vocabulary does not list, or who have none, g
     assert.equal(unknown.lead.name, "Chris Mo***n");
     assert.equal(unknown.lead.country, undefined, "Apollo gave no country");
     assert.ok(unknown.body.includes(`\n${notice("Nowhere Works")}\nDon't want to hear from us again? Unsubscribe: `), unknown.body);
-    assert.equal(unknown.checks.find((f) => f.id === "gdpr_notice")?.status, "info", JSON.stringify(unknown.checks));
+    const unknownFinding = unknown.checks.find((f) => f.id === "gdpr_notice");
+    assert.equal(unknownFinding?.status, "info", JSON.stringify(unknown.checks));
+    assert.match(unknownFinding.detail, /^The recipient's country is not known, so they are treated as under the GDPR: /);
 
     // A country the vocabulary lists outside the GDPR: no notice, so the two above are not
     // simply everyone's.
