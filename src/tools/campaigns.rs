@@ -652,32 +652,45 @@ impl Action for LaunchCampaign {
         let first = first_window(spec, at)
             .map_or_else(String::new, |d| format!("; first emails {}", calendar::human(d)));
         let postal = offer::load(cx.db)?.and_then(|(o, _)| o.postal_address).unwrap_or_default();
+        // Leads where the law expects their consent: approving says the user has it (DOMAIN §6.3.4).
+        let mut impact = Vec::new();
+        for country in store::CONSENT_COUNTRIES {
+            let leads = store::leads_in(cx.db, &c.id, country)?;
+            if leads > 0 {
+                impact.push(format!(
+                    "{} in {country}, where the law expects prior consent even for business email: approving \
+                     confirms you have their consent.",
+                    plural(leads, "lead is", "leads are")
+                ));
+            }
+        }
+        impact.append(&mut vec![
+            format!(
+                "Sends up to {} emails: {} × {} steps, stopping for anyone who replies, bounces or unsubscribes.",
+                n(emails),
+                plural(remaining, "lead", "leads"),
+                steps
+            ),
+            format!(
+                "From {} at most {} emails a day, {}{first}; about {} business days in all.",
+                plural(spec.senders.len() as i64, "mailbox", "mailboxes"),
+                spec.daily_limit,
+                window_text(spec),
+                business_days(emails, spec.daily_limit, spec)
+            ),
+            format!(
+                "Every email shows {postal} and a one-click unsubscribe link; unsubscribes and bounces are never emailed again."
+            ),
+            "Emails that are sent cannot be recalled.".to_owned(),
+            format!(
+                "Uses 1 of the {} plan's {}.",
+                allowance.plan,
+                Limit::ActiveCampaigns.describe(allowance.limit)
+            ),
+        ]);
         Ok(Proposal {
             summary: format!("Launch {} to {}", c.name, plural(remaining, "lead", "leads")),
-            impact: vec![
-                format!(
-                    "Sends up to {} emails: {} × {} steps, stopping for anyone who replies, bounces or unsubscribes.",
-                    n(emails),
-                    plural(remaining, "lead", "leads"),
-                    steps
-                ),
-                format!(
-                    "From {} at most {} emails a day, {}{first}; about {} business days in all.",
-                    plural(spec.senders.len() as i64, "mailbox", "mailboxes"),
-                    spec.daily_limit,
-                    window_text(spec),
-                    business_days(emails, spec.daily_limit, spec)
-                ),
-                format!(
-                    "Every email shows {postal} and a one-click unsubscribe link; unsubscribes and bounces are never emailed again."
-                ),
-                "Emails that are sent cannot be recalled.".to_owned(),
-                format!(
-                    "Uses 1 of the {} plan's {}.",
-                    allowance.plan,
-                    Limit::ActiveCampaigns.describe(allowance.limit)
-                ),
-            ],
+            impact,
             cost: None,
             irreversible: true,
         })

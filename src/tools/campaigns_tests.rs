@@ -116,6 +116,31 @@ fn staging_waits_for_every_prerequisite() {
 }
 
 #[test]
+fn launching_to_leads_in_a_consent_country_is_an_attestation_the_approval_names() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 150);
+    let impact = |approval: &Value| -> Vec<String> {
+        approval["impact"].as_array().unwrap().iter().map(|l| l.as_str().unwrap().to_owned()).collect()
+    };
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    assert!(!impact(&approval).iter().any(|l| l.contains("consent")), "{approval}");
+    w.ok("decide_approval", json!({ "id": approval["id"], "decision": "reject" }), ready);
+    // Twelve of the campaign's leads turn out to be in Germany.
+    let db: &dyn crate::store::Db = &w.db;
+    db.exec(
+        "UPDATE leads SET country = 'Germany' WHERE id IN (SELECT lead_id FROM campaign_leads ORDER BY lead_id LIMIT 12)",
+        vec![],
+    )
+    .unwrap();
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    assert_eq!(
+        impact(&approval)[0],
+        "12 leads are in Germany, where the law expects prior consent even for business email: approving confirms \
+         you have their consent."
+    );
+}
+
+#[test]
 fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
     let w = World::new();
     let (draft, ready) = staged(&w, 150);

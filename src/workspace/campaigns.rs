@@ -366,6 +366,25 @@ pub fn remaining_leads(db: &dyn Db, campaign: &str) -> Result<i64, StoreError> {
         .unwrap_or(0))
 }
 
+/// Countries whose law expects a recipient's prior consent even for business email: Germany
+/// (UWG §7; DOMAIN §6.2). DOMAIN §6.3.4 asks to block such recipients or have the user attest
+/// that they may write to them. Launching is that attestation: the approval names how many
+/// leads are there, and the user who approves it says they have the consent (its record keeps
+/// who and when).
+pub const CONSENT_COUNTRIES: &[&str] = &["Germany"];
+
+/// How many of the campaign's leads still to be emailed are in `country`.
+pub fn leads_in(db: &dyn Db, campaign: &str, country: &str) -> Result<i64, StoreError> {
+    Ok(db
+        .query(Stmt::new(
+            "SELECT COUNT(*) FROM campaign_leads c JOIN leads l ON l.id = c.lead_id \
+             WHERE c.campaign_id = ? AND c.outcome IS NULL AND l.country = ?",
+            vec![campaign.into(), country.into()],
+        ))?
+        .scalar_i64()
+        .unwrap_or(0))
+}
+
 // ---- the sequence as platform templates -------------------------------------------------------
 
 /// The per-lead variable that carries the compliance footer.

@@ -267,6 +267,27 @@ test("a sender value removed after the sequence was approved stops staging, nami
   await client.close();
 });
 
+test("launching to leads in Germany, where the law expects prior consent, is an attestation the approval names", async () => {
+  // The same workspace: its draft goes to Ireland and the UK, and its launch asks nothing more.
+  const client = await connect(worker, { sub: "warmed@example.com", app: true });
+  const first = await ok(client, "launch_campaign");
+  assert.ok(!first.impact.some((l) => /consent/.test(l)), first.impact.join("\n"));
+  await ok(client, "decide_approval", { id: first.id, decision: "reject" });
+  // Then German finance leaders join it.
+  await ok(client, "save_target_filters", { countries: ["Germany"], titles: ["CFO", "Finance Director", "Head of Finance"] });
+  await ok(client, "confirm_target");
+  await importLeads(client, 20);
+  const draft = await ok(client, "stage_campaign");
+  assert.equal(draft.leads, 50);
+  const launch = await ok(client, "launch_campaign");
+  assert.equal(
+    launch.impact[0],
+    "20 leads are in Germany, where the law expects prior consent even for business email: approving confirms you have their consent.",
+  );
+  await ok(client, "decide_approval", { id: launch.id, decision: "reject" });
+  await client.close();
+});
+
 test("a campaign from the approved sequence and the imported leads: staged, launched, stopped, resumed, replied to", async () => {
   const client = await connect(worker, { sub: "brand@example.com", app: true });
   const refused = await client.callTool({ name: "stage_campaign", arguments: {} });
