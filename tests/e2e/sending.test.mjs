@@ -12,8 +12,10 @@ import { subscribed, ok } from "./billing-helpers.mjs";
 
 const dir = mkdtempSync(join(tmpdir(), "vibesell-sending-"));
 const bounceDir = mkdtempSync(join(tmpdir(), "vibesell-bounces-"));
+const followDir = mkdtempSync(join(tmpdir(), "vibesell-follow-"));
 let worker;
 let bounceWorker;
+let followWorker;
 const OFFER = {
   product: "Ledgerly",
   description: "Close automation for finance teams",
@@ -29,8 +31,10 @@ before(async () => {
 after(async () => {
   await worker?.stop();
   await bounceWorker?.stop();
+  await followWorker?.stop();
   rmSync(dir, { recursive: true, force: true });
   rmSync(bounceDir, { recursive: true, force: true });
+  rmSync(followDir, { recursive: true, force: true });
 });
 /** A simulated week in well under two seconds (the sandbox clock's time scale). */
 const FAST = JSON.stringify({ timeScale: 400000 });
@@ -418,5 +422,63 @@ test("bounces past the threshold pause the campaign by themselves", async () => 
   const bounces = await ok(client, "list_replies", { classification: "bounce", limit: 25 });
   assert.ok(bounces.total >= 1);
   assert.equal(bounces.replies[0].bodyAuthor, "mail_server");
+  await client.close();
+});
+
+test("a stopped campaign is followed by the sync on its own for 14 days, then let go", async () => {
+  followWorker = await startWorker({ persist: followDir });
+  let client = await subscribed(followWorker, "follow@example.com", "growth");
+  await ok(client, "save_offer", OFFER);
+  await ok(client, "size_sending_capacity", { volume: 90, unit: "emails_per_day", steps: 3 });
+  await ok(client, "confirm_sizing");
+  await answer(client, await ok(client, "choose_sending_source"), "already_warmed");
+  await answer(client, await ok(client, "propose_warmed_domains"), "set_1");
+  await answer(client, await ok(client, "propose_email", { sender_name: "Anna Berg" }), "names");
+  const order = await ok(client, "order_sending_setup");
+  assert.equal((await ok(client, "decide_approval", { id: order.id, decision: "approve" })).status, "done");
+  await plan(client, 60);
+  await client.close();
+  await followWorker.stop();
+  // A simulated day in about 0.9 s: the 14 days of following in about 12 s.
+  followWorker = await startWorker({ persist: followDir, vars: { SANDBOX_SENDING: JSON.stringify({ timeScale: 100000 }) } });
+  client = await connect(followWorker, { sub: "follow@example.com", app: true });
+  await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
+  await ok(client, "stage_campaign");
+  const launch = await ok(client, "launch_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+  await until(client, "get_campaign", {}, (c) => c.stats.sent > 0);
+  const stop = await ok(client, "stop_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: stop.id, decision: "approve" })).status, "done");
+  const stopped = await ok(client, "get_campaign");
+  assert.deepEqual([stopped.status, stopped.pausedBy], ["paused", "user"]);
+  await client.close();
+  // From here on, no tool is called: only the workspace object's alarms run the sync.
+  const syncs = () =>
+    followWorker.logs
+      .map((l) => {
+        try {
+          return JSON.parse(l);
+        } catch {
+          return null;
+        }
+      })
+      .filter((l) => l?.event === "alarm" && l.ran?.includes("sync_sending"));
+  const atStop = syncs().length;
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.ok(syncs().length > atStop, "the sync goes on after the stop with nobody asking");
+  // Past 14 simulated days after the stop it is let go: no more syncs.
+  const deadline = Date.now() + 40_000;
+  let last = syncs();
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 2000));
+    const now = syncs();
+    if (now.length === last.length) break;
+    assert.ok(Date.now() < deadline, `still syncing ${now.length - atStop} times after the stop`);
+    last = now;
+  }
+  assert.equal(last.at(-1).next, null, "the last sync scheduled nothing more");
+  client = await connect(followWorker, { sub: "follow@example.com", app: true });
+  const later = await ok(client, "get_campaign");
+  assert.deepEqual([later.status, later.pausedBy], ["paused", "user"]);
   await client.close();
 });
