@@ -116,6 +116,34 @@ fn staging_waits_for_every_prerequisite() {
 }
 
 #[test]
+fn the_estimate_starts_when_the_mailboxes_are_ready() {
+    let assumptions = |est: &Value| -> Vec<String> {
+        est["assumptions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()).collect()
+    };
+    // Nothing ordered: the estimate says what comes first.
+    let w = World::new();
+    w.offer();
+    plan(&w, 60);
+    let est = w.ok("estimate_campaign_plan", json!({}), NOW_MS);
+    assert!(assumptions(&est).iter().any(|a| a.starts_with("No mailboxes are ordered yet")), "{est}");
+    // Ordered under the user's brand: the first emails go once the mailboxes are warmed up, weeks
+    // later, not tomorrow (audit finding).
+    w.own_brand_ordered();
+    let ready = w.ok("get_sending_setup", json!({}), NOW_MS)["readyDate"].as_str().unwrap().to_owned();
+    let est = w.ok("estimate_campaign_plan", json!({}), NOW_MS);
+    let start = est["startDate"].as_str().unwrap();
+    assert!(start >= ready.as_str() && start < "2026-12-28", "{start} against {ready}");
+    let said = format!("Sending starts on {ready}, when the mailboxes are ready (get_sending_setup)");
+    assert!(assumptions(&est).iter().any(|a| a.starts_with(&said)), "{est}");
+    // Once they are ready, from the next business day.
+    let at = NOW_MS + 18 * DAY;
+    w.ok("start_warmup", json!({}), NOW_MS);
+    w.run_jobs_until(at);
+    let est = w.ok("estimate_campaign_plan", json!({}), at);
+    assert!(assumptions(&est).iter().any(|a| a.starts_with("The mailboxes are ready")), "{est}");
+}
+
+#[test]
 fn launching_to_leads_in_a_consent_country_is_an_attestation_the_approval_names() {
     let w = World::new();
     let (_, ready) = staged(&w, 150);

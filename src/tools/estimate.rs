@@ -169,7 +169,11 @@ impl Tool for EstimateCampaignPlan {
             (None, None) => (d.mailboxes_per_domain, Basis::Defaults),
         };
         let waits: Vec<u32> = seq.steps.iter().skip(1).map(|s| s.wait_days).collect();
-        let start = crate::dates::Date::of_ms(cx.now_ms).succ();
+        // Sending starts once the mailboxes are ready: the setup's ready date while they are still
+        // set up or warming (audit: the estimate started tomorrow whatever the warm-up's weeks).
+        let tomorrow = crate::dates::Date::of_ms(cx.now_ms).succ();
+        let ready = crate::tools::sending::ready_date(cx)?;
+        let start = ready.map_or(tomorrow, |r| r.max(tomorrow));
         let daily = u64::from(mailboxes) * u64::from(per_mailbox);
         let e = estimate::estimate(&Input { leads, waits: waits.clone(), daily_capacity: daily, start }, &d);
         let steps = seq.steps.len() as u32;
@@ -202,7 +206,21 @@ impl Tool for EstimateCampaignPlan {
                 percent(d.meeting_rate_low_bp),
                 percent(d.meeting_rate_high_bp)
             ),
-            "Mailboxes are warmed up and sending at full volume from the first day (no ramp)".to_owned(),
+            match ready {
+                Some(r) if r > tomorrow => format!(
+                    "Sending starts on {r}, when the mailboxes are ready (get_sending_setup), then at full volume \
+                     from the first day (no ramp)"
+                ),
+                Some(_) => {
+                    "The mailboxes are ready: sending at full volume from the first day (no ramp)".to_owned()
+                }
+                None => format!(
+                    "No mailboxes are ordered yet: addresses under the user's brand first take a few business days \
+                     to set up and {} days to warm up (already-warmed ones none); the dates assume sending could \
+                     start tomorrow, at full volume (no ramp)",
+                    d.warmup_days_min
+                ),
+            },
         ];
         match (capacity_basis, &sized) {
             (Basis::Defaults, _) => assumptions.insert(

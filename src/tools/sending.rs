@@ -1835,6 +1835,12 @@ pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
     )))
 }
 
+/// The day the workspace's mailboxes are ready to send, or expected to be; `None` before any
+/// order.
+pub(crate) fn ready_date(cx: &ToolCx<'_>) -> Result<Option<calendar::Date>, Refusal> {
+    Ok(setup_view(cx, cx.now_ms)?.and_then(|v| calendar::parse_iso(&v.ready_date)))
+}
+
 fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal> {
     let orders = store::orders(cx.db)?;
     let Some(first) = orders.first() else { return Ok(None) };

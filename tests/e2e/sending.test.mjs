@@ -172,6 +172,15 @@ test("own-brand domains and addresses are proposed, then ordered only once the u
   const warm = await ok(client, "start_warmup");
   assert.equal(warm.kind, "warmup");
   assert.equal(warm.status, "scheduled");
+  // An estimate now starts when the mailboxes are ready, weeks away, not tomorrow.
+  await ok(client, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Anna Berg" });
+  await ok(client, "save_sequence", STEPS);
+  const est = await ok(client, "estimate_campaign_plan", { lead_count: 300 });
+  assert.ok(est.startDate >= setup.readyDate, `${est.startDate} before ${setup.readyDate}`);
+  assert.ok(
+    est.assumptions.some((a) => a.startsWith(`Sending starts on ${setup.readyDate}, when the mailboxes are ready`)),
+    est.assumptions.join("\n"),
+  );
 });
 
 test("already-warmed addresses: the stock, a pick in the user's own words, an order", async () => {
