@@ -665,8 +665,6 @@ impl SendingPlatform for Instantly<'_> {
                     .get("stat_warmup_score")
                     .and_then(Value::as_f64)
                     .map(|s| s.round().clamp(0.0, 100.0) as u32),
-                pre_warmed: v.get("is_managed_account").and_then(Value::as_bool).unwrap_or(false)
-                    && v.get("timestamp_warmup_start").is_none(),
             });
         }
         Ok(out)

@@ -411,3 +411,42 @@ fn campaign_leads_are_read_on_from_where_the_last_call_stopped() {
     assert_eq!(again.items.len(), 1, "then it starts over");
     assert_eq!(fake.count("POST /api/v2/leads/list"), 50 + 50 + 20 + 50);
 }
+
+#[test]
+fn a_fresh_own_brand_mailbox_is_not_ready_before_its_warm_up() {
+    use crate::workspace::sending as setup;
+    // Instantly marks every mailbox it manages alike, and a fresh one has no warm-up start yet.
+    let fake = Fake::new(|req, _| {
+        let p = path(req);
+        match p.as_str() {
+            "GET /api/v2/accounts/anna%40getledgerly.com" => json_response(
+                200,
+                json!({ "email": "anna@getledgerly.com", "status": 1, "warmup_status": 0, "setup_pending": false,
+                        "is_managed_account": true, "provider_code": 2 }),
+            ),
+            "POST /api/v2/accounts/test/vitals" => json_response(200, json!({ "success_list": [] })),
+            other => panic!("unexpected {other}"),
+        }
+    });
+    let db = MemoryDb::new();
+    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let config = crate::testing::test_config();
+    let order = setup::Order {
+        id: "apr_1".into(),
+        spec: order(),
+        reference: "instantly:getledgerly.com".into(),
+        charged: Some(1_500),
+        currency: "usd".into(),
+        ordered_at: NOW_MS,
+    };
+    db.batch(setup::record_order(&order, &[("getledgerly.com".into(), 1_200)], NOW_MS).unwrap()).unwrap();
+    let i = Instantly::new(
+        &InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) },
+        &db,
+        &fake,
+        NOW_MS + 3 * 86_400_000,
+    );
+    block_on(setup::sync_setup(&db, &config, &i)).unwrap();
+    let boxes = setup::mailboxes(&db).unwrap();
+    assert_eq!(boxes[0].status, setup::MailboxStatus::SetUp, "set up on a 3-day-old domain, not warmed");
+}

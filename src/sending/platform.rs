@@ -193,8 +193,6 @@ pub struct Account {
     pub warmup_started_at: Option<i64>,
     /// Warm-up health score (0–100).
     pub health: Option<u32>,
-    /// It came warmed from the shelf.
-    pub pre_warmed: bool,
 }
 
 /// A domain's DNS authentication, as the platform checks it.

@@ -1025,7 +1025,6 @@ impl SendingPlatform for Sandbox<'_> {
                         a.warmup_at.filter(|w| *w <= at)
                     },
                     health: self.health(&a, at),
-                    pre_warmed: a.pre_warmed != 0,
                     email: a.email,
                 }
             })

@@ -112,7 +112,7 @@ fn orders_are_idempotent_and_own_names_take_two_business_days() {
     let sb = open(&db, tuesday_noon - 60_000);
     let accounts = block_on(sb.accounts(&emails)).unwrap();
     assert_eq!(accounts.len(), 6);
-    assert!(accounts.iter().all(|a| a.setup_pending && !a.pre_warmed));
+    assert!(accounts.iter().all(|a| a.setup_pending));
     let dns = block_on(sb.dns(&emails)).unwrap();
     assert_eq!(dns.len(), 2);
     assert!(dns.iter().all(|(_, d)| d.mx && d.spf && d.dkim && !d.dmarc), "DMARC passes last: {dns:?}");

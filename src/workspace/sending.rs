@@ -721,7 +721,10 @@ pub async fn sync_setup<P: SendingPlatform>(
             MailboxStatus::Attention
         } else if a.setup_pending {
             MailboxStatus::SettingUp
-        } else if a.pre_warmed
+        // Ready at once only what was ordered warmed: the platform marks every mailbox it manages
+        // alike, a fresh own-brand one on a days-old domain too (audit finding: that one was
+        // called ready for cold email before any warm-up).
+        } else if m.pre_warmed()
             || m.status == MailboxStatus::Ready
             || warm_enough(a.warmup_started_at, a.health, at, warmup_days)
         {
