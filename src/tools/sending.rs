@@ -1553,6 +1553,20 @@ impl Action for OrderSendingSetup {
     }
 
     async fn execute(&self, cx: &ExecCx<'_>, args: OrderArgs) -> Result<Executed, ExecError> {
+        // Only the order the user's choices still make (audit finding: an approval left pending
+        // bought its domains after the user had picked others and ordered those).
+        match chosen_order(cx.db) {
+            Ok(order) if order == args.order => {}
+            Err(Refusal::Internal(e)) => return Err(ExecError::Unknown(e)),
+            _ => {
+                return Err(ExecError::Failed(
+                    "The sending choices changed since this order was asked for, or they were ordered already, so \
+                     nothing was bought. get_sending_setup shows what is ordered; ask for the order again \
+                     (order_sending_setup) if the current choices should be bought."
+                        .to_owned(),
+                ));
+            }
+        }
         let n = args.order.mailbox_count() as i64;
         if let Err(Refusal::Guidance(why)) = limits::check(cx.db, cx.config, cx.now_ms, Limit::Mailboxes, n) {
             return Err(ExecError::Failed(why));
@@ -1611,6 +1625,47 @@ pub fn exec_error(e: PlatformError) -> ExecError {
     }
 }
 
+/// The order the user's current choices make: the sending source, domains and addresses settled,
+/// none of the domains ordered yet.
+fn chosen_order(db: &dyn crate::store::Db) -> Result<OrderSpec, Refusal> {
+    let ch = store::current(db)?;
+    need_sizing(&ch)?;
+    let (Some(source), Some(domains), Some((first, last, addresses))) = (ch.source, ch.domains, ch.email)
+    else {
+        return Err(Refusal::guidance(
+            "The setup is not fully chosen yet (or an earlier choice changed): settle the sending source \
+             (choose_sending_source), the domains (propose_domains or propose_warmed_domains) and the addresses \
+             (propose_email) with the user first.",
+        ));
+    };
+    let ordered: Vec<String> = store::domains(db)?.into_iter().map(|d| d.name).collect();
+    if let Some(d) = domains.iter().find(|d| ordered.contains(&d.name)) {
+        return Err(Refusal::guidance(format!(
+            "{} is already ordered: get_sending_setup shows the setup. To add more, size again and pick new domains.",
+            d.name
+        )));
+    }
+    Ok(OrderSpec {
+        kind: source,
+        items: domains
+            .iter()
+            .map(|d| OrderItem {
+                domain: d.name.clone(),
+                accounts: addresses
+                    .iter()
+                    .filter(|a| a.domain == d.name)
+                    .map(|a| AccountSpec {
+                        prefix: a.prefix.clone(),
+                        first_name: first.clone(),
+                        last_name: last.clone(),
+                    })
+                    .collect(),
+            })
+            .filter(|i| !i.accounts.is_empty())
+            .collect(),
+    })
+}
+
 impl Tool for OrderSendingSetup {
     type Input = NoArguments;
     type Output = ApprovalResult;
@@ -1625,42 +1680,8 @@ impl Tool for OrderSendingSetup {
     const HINTS: Hints = Hints { idempotent: true, open_world: true };
 
     async fn call(&self, cx: &ToolCx<'_>, _: NoArguments) -> Result<Reply<ApprovalResult>, Refusal> {
-        let ch = store::current(cx.db)?;
-        need_sizing(&ch)?;
-        let (Some(source), Some(domains), Some((first, last, addresses))) = (ch.source, ch.domains, ch.email)
-        else {
-            return Err(Refusal::guidance(
-                "The setup is not fully chosen yet (or an earlier choice changed): settle the sending source \
-                 (choose_sending_source), the domains (propose_domains or propose_warmed_domains) and the addresses \
-                 (propose_email) with the user first.",
-            ));
-        };
-        let ordered: Vec<String> = store::domains(cx.db)?.into_iter().map(|d| d.name).collect();
-        if let Some(d) = domains.iter().find(|d| ordered.contains(&d.name)) {
-            return Err(Refusal::guidance(format!(
-                "{} is already ordered: get_sending_setup shows the setup. To add more, size again and pick new domains.",
-                d.name
-            )));
-        }
-        let order = OrderSpec {
-            kind: source,
-            items: domains
-                .iter()
-                .map(|d| OrderItem {
-                    domain: d.name.clone(),
-                    accounts: addresses
-                        .iter()
-                        .filter(|a| a.domain == d.name)
-                        .map(|a| AccountSpec {
-                            prefix: a.prefix.clone(),
-                            first_name: first.clone(),
-                            last_name: last.clone(),
-                        })
-                        .collect(),
-                })
-                .filter(|i| !i.accounts.is_empty())
-                .collect(),
-        };
+        let order = chosen_order(cx.db)?;
+        let source = order.kind;
         let platform = open(cx)?;
         let quote = platform.quote(&order).await.map_err(refusal)?;
         if !quote.valid {

@@ -521,3 +521,32 @@ fn card_fixtures_are_real_sending_outputs() {
     ]);
     let _ = World::own_brand_ordered;
 }
+
+#[test]
+fn an_order_approved_after_the_domains_were_picked_again_buys_nothing() {
+    let w = World::new();
+    w.offer();
+    w.ok("size_sending_capacity", json!({ "volume": 90, "unit": "emails_per_day", "steps": 3 }), NOW_MS);
+    w.ok("confirm_sizing", json!({}), NOW_MS);
+    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
+    w.answer("choose_sending_source", &q, "own_names", NOW_MS);
+    w.subscribe("growth");
+    let pick = |set: &str| -> Value {
+        let q = w.ok("propose_domains", json!({}), NOW_MS);
+        let settled = w.answer("propose_domains", &q, set, NOW_MS);
+        let q = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
+        w.answer("propose_email", &q, "names", NOW_MS);
+        let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+        assert_eq!(approval["status"], "pending", "{approval}");
+        json!({ "approval": approval, "domains": settled["domains"] })
+    };
+    // An order asked for, left pending; then other domains picked, ordered and approved.
+    let first = pick("set_1");
+    let second = pick("set_2");
+    assert_ne!(first["domains"], second["domains"]);
+    assert_eq!(w.approve(&second["approval"], NOW_MS)["status"], "done");
+    let stale = w.approve(&first["approval"], NOW_MS);
+    assert_eq!(stale["status"], "not_done", "{stale}");
+    assert!(stale["result"].as_str().unwrap().starts_with("The sending choices changed"), "{stale}");
+    assert_eq!(crate::workspace::sending::orders(&w.db).unwrap().len(), 1, "only the current choices bought");
+}
