@@ -630,18 +630,9 @@ impl Action for LaunchCampaign {
             return Err(Refusal::guidance(why));
         }
         let spec = &c.plan.spec;
-        let boxes = setup::mailboxes(cx.db)?;
-        let not_ready: Vec<&str> = spec
-            .senders
-            .iter()
-            .filter(|s| !boxes.iter().any(|m| m.address == **s && m.status == MailboxStatus::Ready))
-            .map(String::as_str)
-            .collect();
-        if !not_ready.is_empty() {
+        if let Some(why) = senders_not_ready(cx.db, &c)? {
             return Err(Refusal::guidance(format!(
-                "These mailboxes are not ready to send: {}. get_sending_setup shows them; stage the campaign again once \
-                 they are ready.",
-                not_ready.join(", ")
+                "{why} get_sending_setup shows them; stage the campaign again once they are ready."
             )));
         }
         let allowance = limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)?;
@@ -714,6 +705,11 @@ impl Action for LaunchCampaign {
         if let Some(why) = sequence_changed(cx.db, &c)? {
             return Err(ExecError::Failed(why));
         }
+        // A mailbox may have gone bad (paused, in error, banned from warm-up) since the approval
+        // was asked for (audit finding: the launch went ahead; DOMAIN §7.8 re-runs health gates).
+        if let Some(why) = senders_not_ready(cx.db, &c)? {
+            return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
+        }
         active_slot_free(cx)?;
         let pid = staged_id(&c)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
@@ -730,6 +726,25 @@ impl Action for LaunchCampaign {
             ],
         })
     }
+}
+
+/// Which of the campaign's mailboxes cannot send now (paused, in error, banned from warm-up), if
+/// any: launching and resuming check it when asked and again when approved.
+fn senders_not_ready(
+    db: &dyn crate::store::Db,
+    c: &Campaign,
+) -> Result<Option<String>, crate::store::StoreError> {
+    let boxes = setup::mailboxes(db)?;
+    let not_ready: Vec<&str> = c
+        .plan
+        .spec
+        .senders
+        .iter()
+        .filter(|s| !boxes.iter().any(|m| m.address == **s && m.status == MailboxStatus::Ready))
+        .map(String::as_str)
+        .collect();
+    Ok((!not_ready.is_empty())
+        .then(|| format!("These mailboxes are not ready to send: {}.", not_ready.join(", "))))
 }
 
 /// The emails a campaign may still send: each lead's steps, less what was sent.
@@ -841,6 +856,11 @@ impl Action for ResumeCampaign {
                 state_word(c.state)
             )));
         }
+        if let Some(why) = senders_not_ready(cx.db, &c)? {
+            return Err(Refusal::guidance(format!(
+                "{why} get_sending_setup shows them; resume the campaign once they are ready."
+            )));
+        }
         let allowance = limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)?;
         let left = emails_left(&c);
         let spec = &c.plan.spec;
@@ -882,6 +902,9 @@ impl Action for ResumeCampaign {
                 "The campaign is {}; nothing was done.",
                 state_word(c.state)
             )));
+        }
+        if let Some(why) = senders_not_ready(cx.db, &c)? {
+            return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
         }
         active_slot_free(cx)?;
         let pid = staged_id(&c)?;

@@ -116,6 +116,41 @@ fn staging_waits_for_every_prerequisite() {
 }
 
 #[test]
+fn a_launch_or_resume_approved_after_a_mailbox_went_bad_sends_nothing() {
+    use crate::store::{Db, Stmt};
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    // The sync finds a mailbox paused at the platform before the user approves.
+    let attention = |status: &'static str| {
+        (&w.db as &dyn Db)
+            .batch(vec![Stmt::new(
+                "UPDATE mailboxes SET status = ? WHERE address = (SELECT MIN(address) FROM mailboxes)",
+                vec![status.into()],
+            )])
+            .unwrap();
+    };
+    attention("attention");
+    assert!(w.refused("launch_campaign", json!({}), ready).contains("not ready to send"));
+    let decided = w.approve(&approval, ready);
+    assert_eq!(decided["status"], "not_done", "{decided}");
+    let result = decided["result"].as_str().unwrap();
+    assert!(result.starts_with("These mailboxes are not ready to send: ") && result.ends_with(" Nothing was sent."));
+    assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "draft");
+    // Healthy again: launched, then stopped; a resume approved after one went bad is refused too.
+    attention("ready");
+    assert_eq!(launch(&w, ready)["status"], "done");
+    let stop = w.ok("stop_campaign", json!({}), ready + DAY);
+    assert_eq!(w.approve(&stop, ready + DAY)["status"], "done");
+    let resume = w.ok("resume_campaign", json!({}), ready + DAY);
+    attention("attention");
+    assert!(w.refused("resume_campaign", json!({}), ready + DAY).contains("resume the campaign once they are ready"));
+    let decided = w.approve(&resume, ready + DAY);
+    assert_eq!(decided["status"], "not_done", "{decided}");
+    assert_eq!(w.ok("get_campaign", json!({}), ready + DAY)["status"], "paused");
+}
+
+#[test]
 fn the_estimate_starts_when_the_mailboxes_are_ready() {
     let assumptions = |est: &Value| -> Vec<String> {
         est["assumptions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()).collect()
