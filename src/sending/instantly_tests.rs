@@ -450,3 +450,83 @@ fn a_fresh_own_brand_mailbox_is_not_ready_before_its_warm_up() {
     let boxes = setup::mailboxes(&db).unwrap();
     assert_eq!(boxes[0].status, setup::MailboxStatus::SetUp, "set up on a 3-day-old domain, not warmed");
 }
+
+#[test]
+fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals() {
+    use crate::sending::platform::CampaignSpec;
+    use crate::workspace::campaigns::{self as store, Plan, State};
+    const LEADS: usize = 12_000;
+    // One bounce, at lead 11,500: past the 50 pages one sync reads.
+    let fake = Fake::new(|req, _| {
+        let p = path(req);
+        match p.as_str() {
+            "GET /api/v2/campaigns/c-1" => json_response(200, json!({ "id": "c-1", "status": 1 })),
+            p if p.starts_with("GET /api/v2/campaigns/analytics?") => json_response(
+                200,
+                json!([{ "leads_count": LEADS, "contacted_count": 3000, "emails_sent_count": 3000,
+                         "bounced_count": 1, "unsubscribed_count": 0 }]),
+            ),
+            p if p.starts_with("GET /api/v2/emails?") => json_response(200, json!({ "items": [] })),
+            "POST /api/v2/block-lists-entries" => json_response(200, json!({})),
+            "POST /api/v2/leads/list" => {
+                let b = body(req);
+                let from = b["starting_after"].as_str().map_or(0, |id| id[1..].parse::<usize>().unwrap() + 1);
+                let to = (from + 100).min(LEADS);
+                let items: Vec<Value> = (from..to)
+                    .map(|n| {
+                        json!({ "id": format!("l{n}"), "email": format!("p{n}@x.example"), "campaign": "c-1",
+                                "status": if n == 11_500 { -1 } else { 1 } })
+                    })
+                    .collect();
+                json_response(
+                    200,
+                    json!({ "items": items, "next_starting_after": (to < LEADS).then(|| format!("l{}", to - 1)) }),
+                )
+            }
+            other => panic!("unexpected {other}"),
+        }
+    });
+    let db = MemoryDb::new();
+    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let config = crate::testing::test_config();
+    let spec = CampaignSpec {
+        name: "Ledgerly · cmp_1".into(),
+        timezone: "Europe/London".into(),
+        from_hour: 9,
+        to_hour: 17,
+        steps: vec![StepSpec { subject: "Hi".into(), body: "Hello".into(), delay_days: 0 }],
+        senders: vec!["anna@getledgerly.com".into()],
+        daily_limit: 30,
+        per_mailbox: 30,
+        start_date: None,
+    };
+    let plan = Plan { spec, sequence_version: 1 };
+    let mut stmts = vec![store::create_stmt("cmp_1", "Ledgerly", &plan, NOW_MS, NOW_MS).unwrap()];
+    // Three prospects opted out by reply: outcomes the platform's totals do not count.
+    for n in 0..3 {
+        stmts.push(Stmt::new(
+            "INSERT INTO campaign_leads (campaign_id, lead_id, email, outcome, added_at) \
+             VALUES ('cmp_1', ?, ?, 'unsubscribed', ?)",
+            vec![(n as i64).into(), format!("p{n}@x.example").into(), NOW_MS.into()],
+        ));
+    }
+    stmts.push(store::staged_stmt("cmp_1", "c-1", &plan, NOW_MS).unwrap());
+    stmts.push(store::state_stmt("cmp_1", State::Active, None, NOW_MS, NOW_MS));
+    db.batch(stmts).unwrap();
+    let i = Instantly::new(
+        &InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) },
+        &db,
+        &fake,
+        NOW_MS,
+    );
+    for _ in 0..4 {
+        block_on(store::sync_campaigns(&db, &config, &i, false)).unwrap();
+    }
+    assert!(
+        crate::workspace::suppression::is_suppressed(&db, "p11500@x.example").unwrap(),
+        "the bounced address was never suppressed ({} lead-list calls)",
+        fake.count("POST /api/v2/leads/list")
+    );
+    // One whole read of the list, then none: the totals are accounted for.
+    assert_eq!(fake.count("POST /api/v2/leads/list"), 120);
+}

@@ -135,7 +135,10 @@ fn a_launch_or_resume_approved_after_a_mailbox_went_bad_sends_nothing() {
     let decided = w.approve(&approval, ready);
     assert_eq!(decided["status"], "not_done", "{decided}");
     let result = decided["result"].as_str().unwrap();
-    assert!(result.starts_with("These mailboxes are not ready to send: ") && result.ends_with(" Nothing was sent."));
+    assert!(
+        result.starts_with("These mailboxes are not ready to send: ")
+            && result.ends_with(" Nothing was sent.")
+    );
     assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "draft");
     // Healthy again: launched, then stopped; a resume approved after one went bad is refused too.
     attention("ready");
@@ -144,7 +147,10 @@ fn a_launch_or_resume_approved_after_a_mailbox_went_bad_sends_nothing() {
     assert_eq!(w.approve(&stop, ready + DAY)["status"], "done");
     let resume = w.ok("resume_campaign", json!({}), ready + DAY);
     attention("attention");
-    assert!(w.refused("resume_campaign", json!({}), ready + DAY).contains("resume the campaign once they are ready"));
+    assert!(
+        w.refused("resume_campaign", json!({}), ready + DAY)
+            .contains("resume the campaign once they are ready")
+    );
     let decided = w.approve(&resume, ready + DAY);
     assert_eq!(decided["status"], "not_done", "{decided}");
     assert_eq!(w.ok("get_campaign", json!({}), ready + DAY)["status"], "paused");

@@ -805,7 +805,11 @@ async fn sync_one<P: SendingPlatform>(
         ))?
         .scalar_i64()
         .unwrap_or(0);
-    if i64::from(report.totals.bounced + report.totals.unsubscribed) > known_outcomes
+    // A read that stopped part-way (more pages than one sync reads) goes on until it has seen
+    // every lead: the totals alone may not call for it again (audit finding: reply opt-outs,
+    // which the platform does not count, made up for a bounce past the first pages).
+    if c.outcomes_after.is_some()
+        || i64::from(report.totals.bounced + report.totals.unsubscribed) > known_outcomes
         || report.totals.bounced != c.stats.bounced
         || report.totals.unsubscribed != c.stats.unsubscribed_link
     {
