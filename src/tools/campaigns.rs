@@ -293,7 +293,8 @@ impl Tool for StageCampaign {
         sequence, the imported leads not yet in a campaign (never suppressed ones) and the ready mailboxes, with the \
         Monday–Friday sending window in the recipients' time zone and a daily limit; every email carries the sender's \
         postal address and an unsubscribe link. Sends nothing: launch_campaign asks the user to approve sending. \
-        Calling it again rebuilds the draft and adds newly imported leads.";
+        Calling it again rebuilds the draft and adds newly imported leads, keeping the draft's time zone, daily limit \
+        and start date unless given again.";
     const ACCESS: Access = Access::Act;
     const HINTS: Hints = Hints { idempotent: true, open_world: true };
 
@@ -345,11 +346,14 @@ impl Tool for StageCampaign {
                  campaign, or look at the current one with get_campaign."
             }));
         }
-        let zone = match input.timezone.as_deref() {
+        // What the user set on the draft stays unless this call sets it again: staging again to
+        // add leads must not send earlier, faster or in another zone (audit finding).
+        let kept = existing.as_ref().map(|c| &c.plan.spec);
+        let zone = match input.timezone.as_deref().or(kept.map(|k| k.timezone.as_str())) {
             Some(tz) => calendar::zone(tz).ok_or_else(|| {
                 Refusal::InvalidArguments(format!("`timezone` must be one of {}", calendar::zone_names()))
             })?,
-            None => most_common_zone(&new_leads, existing.as_ref()).ok_or_else(|| {
+            None => most_common_zone(&new_leads).ok_or_else(|| {
                 Refusal::guidance(format!(
                     "The leads' countries do not say which time zone to send in: ask the user and pass `timezone` (one \
                      of {}).",
@@ -366,7 +370,7 @@ impl Tool for StageCampaign {
         let per_mailbox =
             setup::sizing(cx.db)?.map_or(d.sends_per_mailbox_per_day, |s| s.doc.capacity.per_mailbox);
         let capacity = per_mailbox * ready.len() as u32;
-        let daily_limit = input.daily_limit.unwrap_or(capacity).min(capacity);
+        let daily_limit = input.daily_limit.or(kept.map(|k| k.daily_limit)).unwrap_or(capacity).min(capacity);
         let playbook = playbook::load(cx.db)?.map(|(p, _)| p);
         let sender = Sender { offer: &offer, playbook: playbook.as_ref() };
         let templates = store::templates(&seq, &sender)
@@ -391,7 +395,7 @@ impl Tool for StageCampaign {
             senders: ready.clone(),
             daily_limit,
             per_mailbox,
-            start_date: input.start_date.clone(),
+            start_date: input.start_date.clone().or_else(|| kept.and_then(|k| k.start_date.clone())),
         };
         let plan = Plan { spec: spec.clone(), sequence_version: seq.version };
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(refusal)?;
@@ -466,10 +470,7 @@ impl Tool for StageCampaign {
 }
 
 /// The time zone of most leads' country.
-fn most_common_zone(
-    new: &[(leads::Lead, String)],
-    _existing: Option<&Campaign>,
-) -> Option<&'static calendar::Zone> {
+fn most_common_zone(new: &[(leads::Lead, String)]) -> Option<&'static calendar::Zone> {
     let mut counts: Vec<(&'static str, usize)> = Vec::new();
     for (lead, _) in new {
         if let Some(z) = lead.country.as_deref().and_then(calendar::zone_for_country) {
@@ -480,10 +481,7 @@ fn most_common_zone(
         }
     }
     crate::sort::sort_by(&mut counts, |a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    counts
-        .first()
-        .and_then(|(name, _)| calendar::zone(name))
-        .or_else(|| _existing.and_then(|c| calendar::zone(&c.plan.spec.timezone)))
+    counts.first().and_then(|(name, _)| calendar::zone(name))
 }
 
 // ---- get_campaign --------------------------------------------------------------------------------

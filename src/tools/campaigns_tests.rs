@@ -157,6 +157,29 @@ fn a_launch_or_resume_approved_after_a_mailbox_went_bad_sends_nothing() {
 }
 
 #[test]
+fn staging_again_to_add_leads_keeps_the_daily_limit_start_date_and_time_zone() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let chosen = w.ok(
+        "stage_campaign",
+        json!({ "daily_limit": 20, "timezone": "America/New_York", "start_date": "2027-01-11" }),
+        ready,
+    );
+    assert_eq!((chosen["dailyLimit"].clone(), chosen["timezone"].clone()), (json!(20), json!("America/New_York")));
+    import(&w, "imp_second", 30);
+    let again = w.ok("stage_campaign", json!({}), ready);
+    assert_eq!(again["leads"], 90, "{again}");
+    let c = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap();
+    assert_eq!(
+        (again["dailyLimit"].clone(), again["timezone"].clone(), c.plan.spec.start_date.as_deref()),
+        (json!(20), json!("America/New_York"), Some("2027-01-11"))
+    );
+    // Given again, they change.
+    let changed = w.ok("stage_campaign", json!({ "daily_limit": 40, "timezone": "Europe/Dublin" }), ready);
+    assert_eq!((changed["dailyLimit"].clone(), changed["timezone"].clone()), (json!(40), json!("Europe/Dublin")));
+}
+
+#[test]
 fn the_estimate_starts_when_the_mailboxes_are_ready() {
     let assumptions = |est: &Value| -> Vec<String> {
         est["assumptions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()).collect()
