@@ -678,6 +678,11 @@ impl Sandbox<'_> {
         }
         let date = w.zone.local_date(start);
         let day = calendar::iso(date);
+        // The start date holds for the whole campaign, as Instantly's schedule does, leads staged
+        // before it was set included (audit finding: they were sent to on launch day).
+        if spec.start_date.as_deref().is_some_and(|first| day.as_str() < first) {
+            return Ok(());
+        }
         let day_sent = if c.day.as_deref() == Some(day.as_str()) { c.day_sent } else { 0 };
         let Some((_, window_end)) = w.on(date) else { return Ok(()) };
         let hours_left = ((window_end - start) + HOUR - 1) / HOUR;

@@ -165,7 +165,10 @@ fn staging_again_to_add_leads_keeps_the_daily_limit_start_date_and_time_zone() {
         json!({ "daily_limit": 20, "timezone": "America/New_York", "start_date": "2027-01-11" }),
         ready,
     );
-    assert_eq!((chosen["dailyLimit"].clone(), chosen["timezone"].clone()), (json!(20), json!("America/New_York")));
+    assert_eq!(
+        (chosen["dailyLimit"].clone(), chosen["timezone"].clone()),
+        (json!(20), json!("America/New_York"))
+    );
     import(&w, "imp_second", 30);
     let again = w.ok("stage_campaign", json!({}), ready);
     assert_eq!(again["leads"], 90, "{again}");
@@ -176,7 +179,27 @@ fn staging_again_to_add_leads_keeps_the_daily_limit_start_date_and_time_zone() {
     );
     // Given again, they change.
     let changed = w.ok("stage_campaign", json!({ "daily_limit": 40, "timezone": "Europe/Dublin" }), ready);
-    assert_eq!((changed["dailyLimit"].clone(), changed["timezone"].clone()), (json!(40), json!("Europe/Dublin")));
+    assert_eq!(
+        (changed["dailyLimit"].clone(), changed["timezone"].clone()),
+        (json!(40), json!("Europe/Dublin"))
+    );
+}
+
+#[test]
+fn a_start_date_set_by_staging_again_holds_for_the_leads_already_staged() {
+    use crate::sending::calendar;
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let start = calendar::add_days(calendar::utc_date(ready), 14);
+    w.ok("stage_campaign", json!({ "start_date": calendar::iso(start) }), ready);
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    let promised = format!("first emails {}", calendar::human(start));
+    assert!(approval["impact"].to_string().contains(&promised), "{approval}");
+    assert_eq!(w.approve(&approval, ready)["status"], "done");
+    w.run_jobs_until(ready + 5 * DAY);
+    assert_eq!(w.ok("get_campaign", json!({}), ready + 5 * DAY)["stats"]["sent"], 0, "{promised}");
+    w.run_jobs_until(ready + 16 * DAY);
+    assert!(w.ok("get_campaign", json!({}), ready + 16 * DAY)["stats"]["sent"].as_i64().unwrap() > 0);
 }
 
 #[test]
