@@ -4,8 +4,8 @@
 //! Requests are form-encoded as Stripe documents, authenticated with the secret key, pinned to
 //! one API version (from `2025-03-31.basil` the billing period lives on subscription items), and
 //! carry an `Idempotency-Key` so that a retry never creates or charges twice. Retries happen only
-//! when the outcome is unknown (network, 429, 5xx) and Stripe does not say `Stripe-Should-Retry:
-//! false`. Webhooks are verified exactly as stripe-node does: HMAC-SHA256 of `t.payload` with the
+//! when the outcome is unknown (network, 409 conflict, 429, 5xx, or `Stripe-Should-Retry: true`)
+//! and Stripe does not say `Stripe-Should-Retry: false`. Webhooks are verified exactly as stripe-node does: HMAC-SHA256 of `t.payload` with the
 //! endpoint secret, any `v1` signature, compared in constant time, within 300 seconds.
 
 use serde_json::Value;
@@ -82,20 +82,25 @@ impl<'a> Stripe<'a> {
                     .as_str()
                     .map_or_else(|| format!("HTTP {}", response.status), str::to_owned)
             };
+            let should_retry = response.header("stripe-should-retry");
             match response.status {
                 200..=299 if body.is_object() => return Ok(body),
                 200..=299 => {
                     return Err(ProviderError::Unavailable(format!("{method} {path}: unreadable body")));
                 }
+                // A 409 is a conflict, not a refusal: another request with this idempotency key is
+                // still in progress (e.g. the one that timed out), or the object is locked. Stripe
+                // says to retry it with the same key, as stripe-node does; when the retries run out
+                // the outcome stays unknown, so the approval watchdog tries again later.
+                status if should_retry == Some("true") || matches!(status, 409 | 429 | 500..=599) => {
+                    last = ProviderError::Unavailable(format!("{method} {path}: {}", message()));
+                    if should_retry == Some("false") {
+                        return Err(last);
+                    }
+                }
                 402 => return Err(ProviderError::Declined(message())),
                 401 | 403 => {
                     return Err(ProviderError::Misconfigured(format!("{method} {path}: {}", message())));
-                }
-                429 | 500..=599 => {
-                    last = ProviderError::Unavailable(format!("{method} {path}: {}", message()));
-                    if response.header("stripe-should-retry") == Some("false") {
-                        return Err(last);
-                    }
                 }
                 // Stripe's messages explain the refusal in plain words ("No such subscription").
                 _ => return Err(ProviderError::Rejected(message())),

@@ -294,6 +294,34 @@ fn a_plan_change_reports_declines_and_refusals_as_definite() {
 }
 
 #[test]
+fn a_conflict_on_a_retried_key_is_retried_with_the_same_key() {
+    let plans = plans();
+    let config = config();
+    let conflict = FakeOutbound::json(
+        409,
+        json!({"error": {"type": "idempotency_error", "message": "There is currently another in-progress request using this Stripe-Idempotency-Key. Please try again later."}}),
+    );
+    let fake = FakeOutbound::new(vec![
+        Err(crate::outbound::OutboundError("timed out".into())),
+        conflict,
+        FakeOutbound::json(200, subscription_response()),
+    ]);
+    let outcome = change(&Stripe::new(&config, &fake), &plans, Some("si_1"));
+    assert!(
+        !matches!(outcome, Err(ProviderError::Rejected(_)) | Err(ProviderError::Declined(_))),
+        "a 409 idempotency conflict is no definite answer: {outcome:?}"
+    );
+    assert_eq!(outcome.map(|c| c.invoice.map(|i| i.amount)), Ok(Some(5000)), "retried with the same key");
+    assert_eq!(fake.header(1, "idempotency-key").as_deref(), Some("vibesell-apr_1-subscription"));
+    // Any other conflict (a lock) is retried too, and stays unknown when it outlasts the retries.
+    let locked = || FakeOutbound::json(409, json!({"error": {"code": "lock_timeout", "message": "locked"}}));
+    let fake = FakeOutbound::new(vec![locked(), locked(), locked()]);
+    let outcome = change(&Stripe::new(&config, &fake), &plans, Some("si_1"));
+    assert!(matches!(outcome, Err(ProviderError::Unavailable(_))), "{outcome:?}");
+    assert_eq!(fake.requests.borrow().len(), 3);
+}
+
+#[test]
 fn a_plan_change_without_a_known_item_reads_the_subscription_first() {
     let plans = plans();
     let fake = FakeOutbound::new(vec![
