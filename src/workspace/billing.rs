@@ -211,6 +211,11 @@ pub fn apply_event(
                 if subscription.is_some() && subscription != &new.subscription {
                     new.subscription = subscription.clone();
                     new.subscription_item = None;
+                    // The status was the previous subscription's: kept, an ended one's `canceled`
+                    // would turn away the new one's own updates. Until a payment or its own events
+                    // say otherwise (SEPA and ACH complete unpaid), the new one waits for its first
+                    // payment, as Stripe's `incomplete` says.
+                    new.status = "incomplete".into();
                 }
                 if let (true, Some(plan)) = (*paid, plan) {
                     new.plan = plan.clone();

@@ -445,3 +445,40 @@ fn a_page_paid_just_before_it_is_closed_makes_no_second_one() {
     let text = w.refused("start_checkout", json!({"plan": "growth"}), NOW_MS + 60_000);
     assert!(text.contains("has just been paid") && text.contains("Starter"), "{text}");
 }
+
+/// A subscription that ended, then a checkout paid by a delayed method (SEPA, ACH) that completes
+/// unpaid: the new subscription's own update, once paid, gives its plan (an audit found the ended
+/// one's `canceled` status kept it out).
+#[test]
+fn a_new_subscription_after_an_ended_one_is_applied() {
+    let w = World::new();
+    let apply = |e: &BillingEvent| apply_event(&w.db, &w.config, NOW_MS, e).unwrap();
+    let plan = || current(&w.db, &w.config).unwrap().plan.id.clone();
+    apply(&checkout("evt_1", NOW_MS, "sub_1", "starter"));
+    let ended = event(
+        "evt_2",
+        NOW_MS + 1000,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "canceled", "starter"), deleted: true },
+    );
+    assert_eq!(apply(&ended), Applied::Applied);
+    assert_eq!(plan(), "free");
+    let unpaid_checkout = event(
+        "evt_3",
+        NOW_MS + 2000,
+        EventKind::CheckoutCompleted {
+            customer: Some("cus_1".into()),
+            subscription: Some("sub_2".into()),
+            plan: Some("growth".into()),
+            paid: false,
+        },
+    );
+    apply(&unpaid_checkout);
+    assert_eq!(plan(), "free", "not paid yet");
+    let activated = event(
+        "evt_4",
+        NOW_MS + 3000,
+        EventKind::SubscriptionChanged { subscription: sub("sub_2", "active", "growth"), deleted: false },
+    );
+    assert_eq!(apply(&activated), Applied::Applied, "the new subscription's own update");
+    assert_eq!(plan(), "growth", "paid for Growth");
+}
