@@ -2,7 +2,9 @@
 //! (Stripe webhooks, or the sandbox's own pages) and by the `upgrade_plan` approval.
 //!
 //! Events are applied once per event id, and a subscription event older than the last one
-//! applied never undoes it (Stripe does not deliver in order). Which plan the workspace has is
+//! applied never undoes it (Stripe does not deliver in order). An event for another
+//! subscription than the workspace's applies only while the workspace's is not in good standing
+//! (and never its end): the workspace follows the subscription that pays. Which plan the workspace has is
 //! decided by one entitlement rule, [`current`]: a subscription that is `active`, `trialing` or
 //! `past_due` (Stripe's retry window) gives its plan; anything else gives the free plan.
 
@@ -232,8 +234,12 @@ pub fn apply_event(
             // after the deletion must not turn the subscription back on. A canceled subscription
             // never becomes active again at Stripe, so nothing after it but its own end applies.
             let ended = !*deleted && !other && new.status == "canceled";
-            if event.created_ms < new.event_at || (*deleted && other) || ended {
-                // Older than what is applied, the end of a subscription already replaced, or a
+            // Another subscription takes over only from one not in good standing: an older one
+            // left unpaid goes on rolling over to new periods, and must not replace the one the
+            // user pays for now (the checkout that names a new one switches to it regardless).
+            let replaced = other && (*deleted || ENTITLED.contains(&new.status.as_str()));
+            if event.created_ms < new.event_at || replaced || ended {
+                // Older than what is applied, another subscription than the one in force, or a
                 // change to one that has ended.
                 outcome = Applied::Stale;
             } else {

@@ -482,3 +482,52 @@ fn a_new_subscription_after_an_ended_one_is_applied() {
     assert_eq!(apply(&activated), Applied::Applied, "the new subscription's own update");
     assert_eq!(plan(), "growth", "paid for Growth");
 }
+
+/// An older subscription left unpaid rolls over to a new period after the user subscribed again:
+/// its update does not take the workspace from the newer paid subscription.
+#[test]
+fn an_update_of_an_older_unpaid_subscription_keeps_the_newer_paid_one() {
+    let w = World::new();
+    let apply = |e: &BillingEvent| apply_event(&w.db, &w.config, NOW_MS, e).unwrap();
+    let plan = || current(&w.db, &w.config).unwrap().plan.id.clone();
+    apply(&checkout("evt_1", NOW_MS, "sub_1", "starter"));
+    let unpaid = event(
+        "evt_2",
+        NOW_MS + 1000,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "unpaid", "starter"), deleted: false },
+    );
+    assert_eq!(apply(&unpaid), Applied::Applied);
+    assert_eq!(plan(), "free");
+    apply(&checkout("evt_3", NOW_MS + 2000, "sub_2", "growth"));
+    apply(&event(
+        "evt_4",
+        NOW_MS + 2000,
+        EventKind::SubscriptionChanged { subscription: sub("sub_2", "active", "growth"), deleted: false },
+    ));
+    assert_eq!(plan(), "growth");
+    let rollover = event(
+        "evt_5",
+        NOW_MS + 30 * 24 * HOUR,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "unpaid", "starter"), deleted: false },
+    );
+    assert_eq!(apply(&rollover), Applied::Stale);
+    let s = state(&w.db).unwrap().unwrap();
+    assert_eq!(
+        (plan(), s.subscription.as_deref()),
+        ("growth".to_owned(), Some("sub_2")),
+        "the paid subscription stays the workspace's"
+    );
+    // Once the paid one has ended, another subscription's update applies again.
+    apply(&event(
+        "evt_6",
+        NOW_MS + 31 * 24 * HOUR,
+        EventKind::SubscriptionChanged { subscription: sub("sub_2", "canceled", "growth"), deleted: true },
+    ));
+    let recovered = event(
+        "evt_7",
+        NOW_MS + 32 * 24 * HOUR,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "active", "starter"), deleted: false },
+    );
+    assert_eq!(apply(&recovered), Applied::Applied);
+    assert_eq!(plan(), "starter");
+}
