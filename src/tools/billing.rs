@@ -342,7 +342,11 @@ impl Tool for StartCheckout {
                     )));
                 }
             }
-            self.create(cx, &*billing, plan, customer.as_deref(), last.as_ref()).await?
+            // A paid page is forgotten (`billing::apply_event`), and the next key must differ
+            // from the one made after it: the subscription it made does.
+            let after = last.as_ref().map(|l| l.session.id.as_str());
+            let after = after.or(current.state.as_ref().and_then(|s| s.subscription.as_deref()));
+            self.create(cx, &*billing, plan, customer.as_deref(), after.unwrap_or("none")).await?
         };
         let price = plans.price(plan);
         let simulated = billing.is_simulated();
@@ -389,7 +393,7 @@ impl StartCheckout {
         billing: &dyn provider::BillingProvider,
         plan: &Plan,
         customer: Option<&str>,
-        last: Option<&billing::LastCheckout>,
+        after: &str,
     ) -> Result<CheckoutSession, Refusal> {
         let base = cx.config.public_url();
         let session = billing
@@ -401,12 +405,12 @@ impl StartCheckout {
                     "{base}/billing/return?checkout=success&session_id={{CHECKOUT_SESSION_ID}}"
                 ),
                 cancel_url: format!("{base}/billing/return?checkout=cancel"),
-                // Named after the page it follows: two calls at once make one page, not two.
+                // Named after the page (or subscription) it follows: two calls at once make one
+                // page, not two, while a new page after a paid one does not use that one's key
+                // again, which Stripe refuses for 24 hours once the parameters differ.
                 idempotency_key: format!(
-                    "vibesell-checkout-{}-{}-after-{}",
-                    cx.principal.workspace,
-                    plan.id,
-                    last.map_or("none", |l| l.session.id.as_str())
+                    "vibesell-checkout-{}-{}-after-{after}",
+                    cx.principal.workspace, plan.id
                 ),
             })
             .await

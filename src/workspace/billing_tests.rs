@@ -531,3 +531,59 @@ fn an_update_of_an_older_unpaid_subscription_keeps_the_newer_paid_one() {
     assert_eq!(apply(&recovered), Applied::Applied);
     assert_eq!(plan(), "starter");
 }
+
+/// Paid, ended, then a new page for the same plan: Stripe refuses an idempotency key used again
+/// with other parameters (now with the customer), so the new page needs its own key (an audit
+/// found it reused the first page's, leaving the user unable to subscribe for 24 hours).
+#[test]
+fn a_checkout_after_a_paid_one_has_its_own_idempotency_key() {
+    use crate::config::{ProviderMode, Secret, StripeConfig};
+    use crate::testing::FakeOutbound;
+    let mut w = World::new();
+    w.config.provider_mode = ProviderMode::Live;
+    w.config.stripe = StripeConfig {
+        api_base: "http://127.0.0.1:1".into(),
+        secret_key: Some(Secret("sk_test_1".into())),
+        webhook_secrets: vec![],
+    };
+    w.config.plans = crate::plans::Catalogue::parse(
+        &crate::plans::EMBEDDED
+            .replace(r#""id": "starter","#, r#""id": "starter", "stripePrice": "price_starter","#),
+    )
+    .unwrap();
+    let page = |id: &str| {
+        FakeOutbound::json(
+            200,
+            json!({"id": id, "url": format!("https://checkout.stripe.com/c/pay/{id}"), "expires_at": NOW_MS / 1000 + 86_400}),
+        )
+    };
+    let fake = FakeOutbound::new(vec![page("cs_1"), page("cs_2")]);
+    let start = |now: i64| {
+        let call = workspace::ToolCall {
+            tool: "start_checkout".into(),
+            arguments: json!({"plan": "starter"}),
+            principal: w.app.clone(),
+            request_id: "req_1".into(),
+            structured_content: true,
+        };
+        block_on(workspace::call_tool(&w.db, &w.config, &fake, call, now))
+    };
+    let first = start(NOW_MS);
+    assert_eq!(first.outcome, Outcome::Ok, "{}", first.text);
+    apply_event(&w.db, &w.config, NOW_MS + 60_000, &checkout("evt_1", NOW_MS + 60_000, "sub_1", "starter"))
+        .unwrap();
+    let ended = event(
+        "evt_2",
+        NOW_MS + 2 * HOUR,
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "canceled", "starter"), deleted: true },
+    );
+    assert_eq!(apply_event(&w.db, &w.config, NOW_MS + 2 * HOUR, &ended).unwrap(), Applied::Applied);
+    let second = start(NOW_MS + 3 * HOUR);
+    assert_eq!(second.outcome, Outcome::Ok, "{}", second.text);
+    assert_eq!(crate::form::get(&fake.form(1), "customer"), Some("cus_1"), "other parameters this time");
+    assert_ne!(
+        fake.header(0, "idempotency-key"),
+        fake.header(1, "idempotency-key"),
+        "a new page for a new subscription must not reuse the first page's key"
+    );
+}
