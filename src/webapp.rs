@@ -34,7 +34,7 @@ use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::oauth::pages;
 use crate::oauth::session::{self, Session};
-use crate::workspace::approvals::{Approval, ApprovalResult, Decision, Status};
+use crate::workspace::approvals::{self, Approval, ApprovalResult, Decision, Status};
 use crate::workspace::{Op, OpReply};
 
 /// The workspace page.
@@ -296,6 +296,11 @@ fn unchanged_notice(a: &Approval) -> String {
     match a.status {
         Status::Pending => {
             "It is already approved and VibeSell is carrying it out; nothing more was done.".into()
+        }
+        Status::NotDone if a.result.as_deref() == Some(approvals::REPLACED) => {
+            "A newer approval with the current figures took its place, so this one can no longer be approved. \
+             Nothing was done."
+                .into()
         }
         Status::NotDone if a.decided_at.is_none() => {
             "It expired before anyone decided, so it can no longer be approved. Nothing was done.".into()

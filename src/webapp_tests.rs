@@ -334,3 +334,28 @@ fn json_for_html_escapes_what_could_end_the_block() {
     assert!(!out.contains('<') && !out.contains('>') && !out.contains('&') && !out.contains('\u{2028}'));
     assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), v);
 }
+
+/// An approval replaced by a newer one (its figures changed) is not said to have expired.
+#[test]
+fn a_replaced_approval_is_not_called_expired() {
+    let replaced = Approval {
+        id: "apr_0123456789abcdef0123456789abcdef".into(),
+        status: Status::NotDone,
+        action: "upgrade_plan".into(),
+        summary: "Upgrade from Starter to Growth ($149/month)".into(),
+        impact: vec![],
+        cost: None,
+        irreversible: false,
+        created_at: 0,
+        expires_at: i64::MAX,
+        decided_at: None,
+        result: Some(approvals::REPLACED.into()),
+        decide_here: false,
+        app_url: String::new(),
+    };
+    let notice = unchanged_notice(&replaced);
+    assert!(!notice.contains("expired") && notice.contains("newer approval"), "{notice}");
+    let expired =
+        Approval { result: Some("Expired: the user did not decide before it expired.".into()), ..replaced };
+    assert!(unchanged_notice(&expired).contains("expired"));
+}

@@ -616,8 +616,9 @@ fn key(
 }
 
 /// Why an open approval was closed without a decision: a request for the same action and
-/// arguments found other figures, and a new approval took its place.
-const REPLACED: &str =
+/// arguments found other figures, and a new approval took its place. The web page tells it from
+/// an expiry by this text, the only trace of it.
+pub const REPLACED: &str =
     "Replaced: the figures changed, and a newer approval with the current ones took its place.";
 
 /// Writes the proposed approval with its expiry job; answers the open approval for the same
