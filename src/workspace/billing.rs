@@ -419,7 +419,8 @@ impl Action for UpgradePlan {
                 ExecError::Failed(format!("The payment provider refused the change ({message}); nothing was charged."))
             }
             ProviderError::Misconfigured(_) => ExecError::Failed(
-                "VibeSell's billing is not set up correctly, so nothing was charged. Tell the user to contact                  support (contact_support)."
+                "VibeSell's billing is not set up correctly, so nothing was charged. Tell the user to contact \
+                 support (contact_support)."
                     .into(),
             ),
             ProviderError::Unavailable(detail) => ExecError::Unknown(detail),

@@ -587,3 +587,42 @@ fn a_checkout_after_a_paid_one_has_its_own_idempotency_key() {
         "a new page for a new subscription must not reuse the first page's key"
     );
 }
+
+/// A live upgrade refused for a bad API key tells the user to contact support in one sentence
+/// (an audit found a run of spaces in the middle of it).
+#[test]
+fn a_misconfigured_billing_refusal_reads_as_one_sentence() {
+    use crate::config::{ProviderMode, Secret, StripeConfig};
+    use crate::testing::FakeOutbound;
+    let mut w = World::new();
+    w.config.provider_mode = ProviderMode::Live;
+    w.config.stripe = StripeConfig {
+        api_base: "http://127.0.0.1:1".into(),
+        secret_key: Some(Secret("sk_test_1".into())),
+        webhook_secrets: vec![],
+    };
+    w.config.plans = crate::plans::Catalogue::parse(
+        &crate::plans::EMBEDDED
+            .replace(r#""id": "growth","#, r#""id": "growth", "stripePrice": "price_growth","#),
+    )
+    .unwrap();
+    apply_event(&w.db, &w.config, NOW_MS, &checkout("evt_1", NOW_MS, "sub_1", "starter")).unwrap();
+    let fake =
+        FakeOutbound::new(vec![FakeOutbound::json(401, json!({"error": {"message": "Invalid API Key"}}))]);
+    let call = |tool: &str, arguments: Value| {
+        let call = workspace::ToolCall {
+            tool: tool.into(),
+            arguments,
+            principal: w.app.clone(),
+            request_id: "req_1".into(),
+            structured_content: true,
+        };
+        block_on(workspace::call_tool(&w.db, &w.config, &fake, call, NOW_MS + HOUR))
+    };
+    let approval = call("upgrade_plan", json!({"plan": "growth"}));
+    let id = approval.structured.as_ref().unwrap()["id"].clone();
+    let out = call("decide_approval", json!({"id": id, "decision": "approve"}));
+    let result = out.structured.as_ref().unwrap()["result"].as_str().unwrap().to_owned();
+    assert!(result.contains("not set up correctly"), "{result}");
+    assert!(!result.contains("  "), "{result}");
+}
