@@ -5,8 +5,9 @@
 //! one API version (from `2025-03-31.basil` the billing period lives on subscription items), and
 //! carry an `Idempotency-Key` so that a retry never creates or charges twice. Retries happen only
 //! when the outcome is unknown (network, 409 conflict, 429, 5xx, or `Stripe-Should-Retry: true`)
-//! and Stripe does not say `Stripe-Should-Retry: false`. Webhooks are verified exactly as stripe-node does: HMAC-SHA256 of `t.payload` with the
-//! endpoint secret, any `v1` signature, compared in constant time, within 300 seconds.
+//! and Stripe does not say `Stripe-Should-Retry: false`. Webhooks are verified exactly as
+//! stripe-node does: HMAC-SHA256 of `t.payload` with the endpoint secret, any `v1` signature,
+//! compared in constant time, within 300 seconds.
 
 use serde_json::Value;
 
