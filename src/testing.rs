@@ -614,6 +614,8 @@ pub enum ProbeOutcome {
     Unknown,
     /// Advances (`ExecError::Progress`) on its first 40 runs, then succeeds.
     Slices,
+    /// Waits once for the "network", then succeeds.
+    Waits,
 }
 
 /// The probe's arguments.
@@ -648,6 +650,17 @@ impl Action for Probe {
             calls.push(key.clone());
             calls.iter().filter(|k| **k == key).count() - 1
         });
+        if args.outcome == ProbeOutcome::Waits {
+            let mut waited = false;
+            std::future::poll_fn(|_| {
+                if std::mem::replace(&mut waited, true) {
+                    std::task::Poll::Ready(())
+                } else {
+                    std::task::Poll::Pending
+                }
+            })
+            .await;
+        }
         match args.outcome {
             ProbeOutcome::Fail => Err(ExecError::Failed("The probe failed.".into())),
             ProbeOutcome::Unknown => Err(ExecError::Unknown("timed out".into())),
@@ -655,13 +668,15 @@ impl Action for Probe {
             ProbeOutcome::Slices if earlier < 40 => {
                 Err(ExecError::Progress(format!("slice {}", earlier + 1)))
             }
-            ProbeOutcome::Ok | ProbeOutcome::UnknownOnce | ProbeOutcome::Slices => Ok(Executed {
-                result: format!("Probed {}.", args.label),
-                writes: vec![Stmt::new(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    vec![format!("probe:{}", args.label).into(), key.into()],
-                )],
-            }),
+            ProbeOutcome::Ok | ProbeOutcome::UnknownOnce | ProbeOutcome::Slices | ProbeOutcome::Waits => {
+                Ok(Executed {
+                    result: format!("Probed {}.", args.label),
+                    writes: vec![Stmt::new(
+                        "INSERT INTO meta (key, value) VALUES (?, ?)",
+                        vec![format!("probe:{}", args.label).into(), key.into()],
+                    )],
+                })
+            }
         }
     }
 }

@@ -885,9 +885,37 @@ async fn wait_for_outcome(svc: &Services<'_>, id: &str) -> Result<Record, StoreE
     }
 }
 
+thread_local! {
+    /// The approvals an execution in this isolate is carrying out. A workspace is one Durable
+    /// Object instance, so this sees every execution of its approvals: the watchdog firing while
+    /// the decision's own execution still waits for a provider (a minute of an import's rate
+    /// limits, of a Stripe change's retries) finds it here and leaves it to that one (audit
+    /// finding: the import paid for the same people twice; a second plan change met Stripe's 409).
+    static EXECUTING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
+}
+
+/// An approval claimed by one execution until it is dropped, also when its future is.
+struct Claim(String);
+
+impl Claim {
+    fn take(id: &str) -> Option<Claim> {
+        EXECUTING.with(|running| running.borrow_mut().insert(id.to_owned())).then(|| Claim(id.to_owned()))
+    }
+}
+
+impl Drop for Claim {
+    fn drop(&mut self) {
+        EXECUTING.with(|running| running.borrow_mut().remove(&self.0));
+    }
+}
+
 /// Runs the executor of an `executing` approval and records the outcome. `Unknown` and storage
-/// errors leave it `executing` for the [`FinishExecution`] watchdog.
+/// errors leave it `executing` for the [`FinishExecution`] watchdog; one already being carried out
+/// in this isolate is left to that execution (`Progress`: the watchdog looks again soon).
 async fn execute(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {
+    let Some(_claim) = Claim::take(&record.id) else {
+        return Err(ExecError::Progress("still being carried out".into()));
+    };
     let workspace = super::workspace_id(svc.db)?.unwrap_or_default();
     let cx = ExecCx {
         db: svc.db,

@@ -250,6 +250,33 @@ fn an_unknown_outcome_is_finished_by_the_watchdog_with_the_same_key() {
 }
 
 #[test]
+fn the_watchdog_leaves_an_execution_still_under_way_to_it() {
+    use std::task::{Context, Waker};
+    let w = World::new();
+    let id = w.request("a", ProbeOutcome::Waits).data.approval.id;
+    // The decision's own execution waits for its provider past the watchdog's minute.
+    let actor = Actor { subject: "user_1", client: "client_1" };
+    let svc = w.svc(NOW_MS);
+    let mut deciding = std::pin::pin!(decide(&svc, actor, &id, Decision::Approve));
+    assert!(deciding.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending());
+    let at = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap().expect("watchdog scheduled");
+    let report = w.alarm(at);
+    assert_eq!(report.ran, vec!["finish_execution"]);
+    assert_eq!(calls().len(), 1, "the watchdog did not execute it a second time");
+    assert!(
+        schedule::due_at::<FinishExecution>(&w.db, &id).unwrap().is_some_and(|next| next > at),
+        "it looks again"
+    );
+    let d = block_on(deciding).unwrap().unwrap();
+    assert_eq!(d.record.state, State::Done);
+    assert!(w.probe_written("a"));
+    // Its next look finds it done.
+    let next = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap();
+    assert_eq!(next, None, "finishing cancelled the watchdog");
+    assert_eq!(calls().len(), 1);
+}
+
+#[test]
 fn an_outcome_that_never_comes_ends_not_done() {
     let w = World::new();
     let id = w.request("a", ProbeOutcome::Unknown).data.approval.id;

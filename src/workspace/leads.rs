@@ -8,7 +8,6 @@
 //! job again resumes where it stopped and never imports anyone twice; a finished job only
 //! reports.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 
 use schemars::JsonSchema;
@@ -271,28 +270,6 @@ struct Existing {
 /// Why a job ended short of what was asked when the plan's allowance ran out.
 const PLAN_LIMIT_REACHED: &str = "the plan's monthly lead limit was reached";
 
-thread_local! {
-    /// The imports a run in this isolate is advancing. A workspace is one Durable Object
-    /// instance, so this sees every run of its jobs: the approval's watchdog firing while the
-    /// decision's own run still waits for the provider (a minute of rate limits is enough).
-    static ADVANCING: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
-}
-
-/// A job claimed by one run until it is dropped, also when the run's future is.
-struct Advancing<'a>(&'a str);
-
-impl<'a> Advancing<'a> {
-    fn claim(id: &'a str) -> Option<Self> {
-        ADVANCING.with(|running| running.borrow_mut().insert(id.to_owned())).then_some(Advancing(id))
-    }
-}
-
-impl Drop for Advancing<'_> {
-    fn drop(&mut self) {
-        ADVANCING.with(|running| running.borrow_mut().remove(self.0));
-    }
-}
-
 /// Advances a job by at most `max_batches` batches. Returns the job's state; `Done` once the
 /// requested number is imported, the pool is exhausted or the month's `allowance` (the plan's
 /// leads a month) is used up. Each batch's leads are counted against the plan's leads-per-month
@@ -305,11 +282,6 @@ pub async fn advance(
     allowance: u64,
     now_ms: i64,
 ) -> Result<Import, ImportError> {
-    // A job another run is advancing is left to it, and reported as it stands (audit finding: a
-    // second run paid for the same batch, then dropped it when it saw the cursor had moved).
-    let Some(_advancing) = Advancing::claim(id) else {
-        return load_import(db, id)?.map(|x| x.0).ok_or_else(|| ImportError::Unknown(id.to_owned()));
-    };
     let room = || -> Result<u64, StoreError> {
         Ok(allowance.saturating_sub(limits::used(db, Limit::LeadsPerMonth, now_ms)?.max(0) as u64))
     };
@@ -346,10 +318,10 @@ pub async fn advance(
                 return Err(e.into());
             }
         };
-        // The fetch awaited the network. No other run advances this job meanwhile (`Advancing`),
-        // but the check stays: if one had, this batch is dropped (nothing was written) and the
-        // job goes on from the new cursor. No await from here to the write, so the check and the
-        // write are atomic.
+        // The fetch awaited the network. No other execution of the approval advances this job
+        // meanwhile (`approvals::Claim`), but the check stays: if one had, this batch is dropped
+        // (nothing was written) and the job goes on from the new cursor. No await from here to the
+        // write, so the check and the write are atomic.
         let (now, _) = load_import(db, id)?.ok_or_else(|| ImportError::Unknown(id.to_owned()))?;
         if now.cursor != job.cursor || now.status == Status::Done {
             continue;
@@ -818,26 +790,6 @@ mod tests {
                 Ok(batch)
             })
         }
-    }
-
-    #[test]
-    fn a_second_run_of_a_job_leaves_it_to_the_first_and_pays_for_nothing() {
-        use std::task::{Context, Waker};
-        let db = db();
-        start(&db, "imp", &filters(), "sandbox", 250, NOW_MS).unwrap();
-        let provider = Waiting { charged: std::cell::Cell::new(0) };
-        let mut first = std::pin::pin!(advance(&db, &provider, "imp", 10, u64::MAX, NOW_MS));
-        let mut cx = Context::from_waker(Waker::noop());
-        assert!(first.as_mut().poll(&mut cx).is_pending(), "the first run waits for its first batch");
-        // The watchdog's run while the first one waits: it reports the job and fetches nothing.
-        let second = block_on(advance(&db, &provider, "imp", 10, u64::MAX, NOW_MS)).unwrap();
-        assert_eq!((second.status, second.imported, provider.charged.get()), (Status::Running, 0, 0));
-        let done = block_on(first).unwrap();
-        assert_eq!((done.status, done.imported), (Status::Done, 250));
-        assert_eq!(provider.charged.get(), done.credits, "every credit charged is in the job");
-        // Once the first run is over, the job can be run again (a finished one only reports).
-        let again = block_on(advance(&db, &provider, "imp", 10, u64::MAX, NOW_MS)).unwrap();
-        assert_eq!((again, provider.charged.get()), (done.clone(), done.credits));
     }
 
     #[test]
