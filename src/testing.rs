@@ -571,6 +571,20 @@ impl ToolBackend for TestPlatform {
     }
 }
 
+/// Pending once, then ready: a wait for the "network", so that a test can run something else
+/// while a future is in the middle of its work.
+pub async fn yield_once() {
+    let mut waited = false;
+    std::future::poll_fn(|_| {
+        if std::mem::replace(&mut waited, true) {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+}
+
 /// Runs a future that never waits on I/O (all native test futures) to completion.
 pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     use std::task::{Context, Poll, Waker};
@@ -651,15 +665,7 @@ impl Action for Probe {
             calls.iter().filter(|k| **k == key).count() - 1
         });
         if args.outcome == ProbeOutcome::Waits {
-            let mut waited = false;
-            std::future::poll_fn(|_| {
-                if std::mem::replace(&mut waited, true) {
-                    std::task::Poll::Ready(())
-                } else {
-                    std::task::Poll::Pending
-                }
-            })
-            .await;
+            yield_once().await;
         }
         match args.outcome {
             ProbeOutcome::Fail => Err(ExecError::Failed("The probe failed.".into())),

@@ -26,6 +26,41 @@ impl World {
         w
     }
 
+    /// Live billing against a scripted Stripe, with a Stripe price for `plan`.
+    fn live(plan: &str) -> World {
+        use crate::config::{ProviderMode, Secret, StripeConfig};
+        let mut w = World::new();
+        w.config.provider_mode = ProviderMode::Live;
+        w.config.stripe = StripeConfig {
+            api_base: "http://127.0.0.1:1".into(),
+            secret_key: Some(Secret("sk_test_1".into())),
+            webhook_secrets: vec![],
+        };
+        let id = format!(r#""id": "{plan}","#);
+        let priced = format!(r#""id": "{plan}", "stripePrice": "price_{plan}","#);
+        w.config.plans =
+            crate::plans::Catalogue::parse(&crate::plans::EMBEDDED.replace(&id, &priced)).unwrap();
+        w
+    }
+
+    /// A tool call whose outbound requests `fake` answers.
+    fn call_through(
+        &self,
+        fake: &crate::testing::FakeOutbound,
+        tool: &str,
+        arguments: Value,
+        now: i64,
+    ) -> ToolOutcome {
+        let call = workspace::ToolCall {
+            tool: tool.into(),
+            arguments,
+            principal: self.app.clone(),
+            request_id: "req_1".into(),
+            structured_content: true,
+        };
+        block_on(workspace::call_tool(&self.db, &self.config, fake, call, now))
+    }
+
     fn call(&self, tool: &str, arguments: Value, now: i64) -> ToolOutcome {
         crate::testing::run_tool(&self.db, &self.config, &self.app, tool, arguments, now)
     }
@@ -537,20 +572,8 @@ fn an_update_of_an_older_unpaid_subscription_keeps_the_newer_paid_one() {
 /// found it reused the first page's, leaving the user unable to subscribe for 24 hours).
 #[test]
 fn a_checkout_after_a_paid_one_has_its_own_idempotency_key() {
-    use crate::config::{ProviderMode, Secret, StripeConfig};
     use crate::testing::FakeOutbound;
-    let mut w = World::new();
-    w.config.provider_mode = ProviderMode::Live;
-    w.config.stripe = StripeConfig {
-        api_base: "http://127.0.0.1:1".into(),
-        secret_key: Some(Secret("sk_test_1".into())),
-        webhook_secrets: vec![],
-    };
-    w.config.plans = crate::plans::Catalogue::parse(
-        &crate::plans::EMBEDDED
-            .replace(r#""id": "starter","#, r#""id": "starter", "stripePrice": "price_starter","#),
-    )
-    .unwrap();
+    let w = World::live("starter");
     let page = |id: &str| {
         FakeOutbound::json(
             200,
@@ -558,16 +581,7 @@ fn a_checkout_after_a_paid_one_has_its_own_idempotency_key() {
         )
     };
     let fake = FakeOutbound::new(vec![page("cs_1"), page("cs_2")]);
-    let start = |now: i64| {
-        let call = workspace::ToolCall {
-            tool: "start_checkout".into(),
-            arguments: json!({"plan": "starter"}),
-            principal: w.app.clone(),
-            request_id: "req_1".into(),
-            structured_content: true,
-        };
-        block_on(workspace::call_tool(&w.db, &w.config, &fake, call, now))
-    };
+    let start = |now: i64| w.call_through(&fake, "start_checkout", json!({"plan": "starter"}), now);
     let first = start(NOW_MS);
     assert_eq!(first.outcome, Outcome::Ok, "{}", first.text);
     apply_event(&w.db, &w.config, NOW_MS + 60_000, &checkout("evt_1", NOW_MS + 60_000, "sub_1", "starter"))
@@ -592,33 +606,12 @@ fn a_checkout_after_a_paid_one_has_its_own_idempotency_key() {
 /// (an audit found a run of spaces in the middle of it).
 #[test]
 fn a_misconfigured_billing_refusal_reads_as_one_sentence() {
-    use crate::config::{ProviderMode, Secret, StripeConfig};
     use crate::testing::FakeOutbound;
-    let mut w = World::new();
-    w.config.provider_mode = ProviderMode::Live;
-    w.config.stripe = StripeConfig {
-        api_base: "http://127.0.0.1:1".into(),
-        secret_key: Some(Secret("sk_test_1".into())),
-        webhook_secrets: vec![],
-    };
-    w.config.plans = crate::plans::Catalogue::parse(
-        &crate::plans::EMBEDDED
-            .replace(r#""id": "growth","#, r#""id": "growth", "stripePrice": "price_growth","#),
-    )
-    .unwrap();
+    let w = World::live("growth");
     apply_event(&w.db, &w.config, NOW_MS, &checkout("evt_1", NOW_MS, "sub_1", "starter")).unwrap();
     let fake =
         FakeOutbound::new(vec![FakeOutbound::json(401, json!({"error": {"message": "Invalid API Key"}}))]);
-    let call = |tool: &str, arguments: Value| {
-        let call = workspace::ToolCall {
-            tool: tool.into(),
-            arguments,
-            principal: w.app.clone(),
-            request_id: "req_1".into(),
-            structured_content: true,
-        };
-        block_on(workspace::call_tool(&w.db, &w.config, &fake, call, NOW_MS + HOUR))
-    };
+    let call = |tool: &str, arguments: Value| w.call_through(&fake, tool, arguments, NOW_MS + HOUR);
     let approval = call("upgrade_plan", json!({"plan": "growth"}));
     let id = approval.structured.as_ref().unwrap()["id"].clone();
     let out = call("decide_approval", json!({"id": id, "decision": "approve"}));

@@ -741,12 +741,18 @@ mod tests {
         );
     }
 
-    /// The sandbox, waiting once for the "network" in every fetch and counting what it charged.
-    struct Waiting {
+    /// The sandbox as a provider the tests script: waiting once for the "network" in every fetch,
+    /// failing the batch from 100 or cutting short the one from 200 once, and counting what it
+    /// charged.
+    #[derive(Default)]
+    struct Scripted {
+        waits: bool,
+        fail_at_100: std::cell::Cell<bool>,
+        cut_at_200: std::cell::Cell<bool>,
         charged: std::cell::Cell<u64>,
     }
 
-    impl LeadProvider for Waiting {
+    impl LeadProvider for Scripted {
         fn name(&self) -> &'static str {
             "sandbox"
         }
@@ -776,16 +782,22 @@ mod tests {
             known: &'a dyn Fn(&str) -> bool,
         ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::Batch, LeadError>> {
             Box::pin(async move {
-                let mut waited = false;
-                std::future::poll_fn(|_| {
-                    if std::mem::replace(&mut waited, true) {
-                        std::task::Poll::Ready(())
-                    } else {
-                        std::task::Poll::Pending
-                    }
-                })
-                .await;
-                let batch = Sandbox.fetch(filters, from, n, known).await?;
+                if self.waits {
+                    crate::testing::yield_once().await;
+                }
+                if from == 100 && self.fail_at_100.replace(false) {
+                    return Err(LeadError::Unavailable("HTTP 503".into()));
+                }
+                let batch = if from == 200 && self.cut_at_200.replace(false) {
+                    // Cut short after 30 people were paid for, as Apollo's adapter reports a
+                    // failed enrichment call after earlier ones succeeded.
+                    let mut batch = Sandbox.fetch(filters, from, 30, known).await?;
+                    batch.exhausted = false;
+                    batch.interrupted = Some(LeadError::RateLimited { retry_after_s: 60 });
+                    batch
+                } else {
+                    Sandbox.fetch(filters, from, n, known).await?
+                };
                 self.charged.set(self.charged.get() + batch.credits);
                 Ok(batch)
             })
@@ -800,7 +812,7 @@ mod tests {
         // Other people than `a`'s, so that none of `a`'s is already in the workspace.
         let others = Filters { titles: vec!["Head of Sales".into()], ..filters() };
         start(&db, "b", &others, "sandbox", 140, NOW_MS).unwrap();
-        let provider = Waiting { charged: std::cell::Cell::new(0) };
+        let provider = Scripted { waits: true, ..Scripted::default() };
         // `a` asks for 100 people while the month has room for 200; `b` then takes 140 of it.
         let mut a = std::pin::pin!(advance(&db, &provider, "a", 1, 200, NOW_MS));
         assert!(a.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending());
@@ -849,55 +861,8 @@ mod tests {
 
     #[test]
     fn a_provider_failure_keeps_the_cursor_and_resumes() {
-        struct FailOnce(std::cell::Cell<bool>, std::cell::Cell<bool>);
-        impl LeadProvider for FailOnce {
-            fn name(&self) -> &'static str {
-                "sandbox"
-            }
-            fn vocabulary(&self) -> crate::leads::filters::Vocabulary {
-                Sandbox.vocabulary()
-            }
-            fn estimate<'a>(
-                &'a self,
-                f: &'a Filters,
-            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::PoolEstimate, LeadError>>
-            {
-                Sandbox.estimate(f)
-            }
-            fn sample<'a>(
-                &'a self,
-                f: &'a Filters,
-                n: usize,
-            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<Vec<crate::leads::Person>, LeadError>>
-            {
-                Sandbox.sample(f, n)
-            }
-            fn fetch<'a>(
-                &'a self,
-                f: &'a Filters,
-                from: u64,
-                n: usize,
-                known: &'a dyn Fn(&str) -> bool,
-            ) -> crate::tools::registry::LocalBoxFuture<'a, Result<crate::leads::Batch, LeadError>>
-            {
-                if from == 100 && self.0.replace(false) {
-                    return Box::pin(async { Err(LeadError::Unavailable("HTTP 503".into())) });
-                }
-                if from == 200 && self.1.replace(false) {
-                    // Cut short after 30 people were paid for, as Apollo's adapter reports a
-                    // failed enrichment call after earlier ones succeeded.
-                    return Box::pin(async move {
-                        let mut batch = Sandbox.fetch(f, from, 30, known).await?;
-                        batch.exhausted = false;
-                        batch.interrupted = Some(LeadError::RateLimited { retry_after_s: 60 });
-                        Ok(batch)
-                    });
-                }
-                Sandbox.fetch(f, from, n, known)
-            }
-        }
         let db = db();
-        let flaky = FailOnce(std::cell::Cell::new(true), std::cell::Cell::new(true));
+        let flaky = Scripted { fail_at_100: true.into(), cut_at_200: true.into(), ..Scripted::default() };
         start(&db, "imp", &filters(), "sandbox", 250, NOW_MS).unwrap();
         let err = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap_err();
         assert!(matches!(err, ImportError::Provider(_)));

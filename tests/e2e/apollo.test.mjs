@@ -235,15 +235,20 @@ test("recipients whose country the vocabulary does not list, or who have none, g
   }
 });
 
+/** A target of US people with these titles, estimated, previewed and confirmed, as the journey asks. */
+async function confirmUsTarget(app, titles) {
+  await ok(app, "save_target_filters", { titles, countries: ["United States"] });
+  await ok(app, "estimate_lead_pool");
+  await ok(app, "preview_lead_sample");
+  await ok(app, "confirm_target");
+}
+
 test("two imports approved side by side stop at the plan's monthly allowance, and the one cut short says so", async () => {
   const sub = "apollo-side-by-side@example.com";
   const app = await connect(worker, { sub, app: true });
   await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
   await ok(app, "save_target", { description: "Sales leaders in the US" });
-  await ok(app, "save_target_filters", { titles: ["VP of Sales"], countries: ["United States"] });
-  await ok(app, "estimate_lead_pool");
-  await ok(app, "preview_lead_sample");
-  await ok(app, "confirm_target");
+  await confirmUsTarget(app, ["VP of Sales"]);
   // Each within the free plan's 50 a month when asked for; together they would pass it.
   const a = await ok(app, "import_leads", { max_leads: 30 });
   const b = await ok(app, "import_leads", { max_leads: 40 });
@@ -289,13 +294,7 @@ test("an import whose batch was at Apollo while another filled the month writes 
   const app = await connect(worker, { sub, app: true });
   await ok(app, "save_offer", { product: "P", description: "D", value_proposition: "V" });
   await ok(app, "save_target", { description: "Sales leaders in the US" });
-  const confirm = async (titles) => {
-    await ok(app, "save_target_filters", { titles, countries: ["United States"] });
-    await ok(app, "estimate_lead_pool");
-    await ok(app, "preview_lead_sample");
-    await ok(app, "confirm_target");
-  };
-  await confirm(["VP of Sales"]);
+  await confirmUsTarget(app, ["VP of Sales"]);
   const vps = await ok(app, "import_leads", { max_leads: 30 });
   const held = fake.hold("/api/v1/mixed_people/api_search");
   const other = await connect(worker, { sub, app: true });
@@ -304,7 +303,7 @@ test("an import whose batch was at Apollo while another filled the month writes 
   try {
     await held.arrived;
     // The first import has started with its 30 (nothing used yet) and waits for its batch.
-    await confirm(["Head of Sales"]);
+    await confirmUsTarget(app, ["Head of Sales"]);
     const heads = await ok(other, "import_leads", { max_leads: 40 });
     const second = await ok(other, "decide_approval", { id: heads.id, decision: "approve" });
     assert.equal(second.result, "Imported 40 leads; 40 credits used.", "every Head of Sales has an address");

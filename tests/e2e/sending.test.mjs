@@ -396,11 +396,9 @@ test("a campaign from the approved sequence and the imported leads: staged, laun
   await client.close();
 });
 
-test("bounces past the threshold pause the campaign by themselves", async () => {
-  // A list with 15% bad addresses; real time for the questions, then a fast clock.
-  const vars = { SANDBOX_SENDING: JSON.stringify({ bounceBp: 1500 }) };
-  bounceWorker = await startWorker({ persist: bounceDir, vars });
-  let client = await subscribed(bounceWorker, "bounces@example.com", "growth");
+/** A subscribed workspace with already-warmed addresses ordered and everything planned. */
+async function warmedAndPlanned(w, sub, leads) {
+  const client = await subscribed(w, sub, "growth");
   await ok(client, "save_offer", OFFER);
   await ok(client, "size_sending_capacity", { volume: 90, unit: "emails_per_day", steps: 3 });
   await ok(client, "confirm_sizing");
@@ -409,11 +407,18 @@ test("bounces past the threshold pause the campaign by themselves", async () => 
   await answer(client, await ok(client, "propose_email", { sender_name: "Anna Berg" }), "names");
   const order = await ok(client, "order_sending_setup");
   assert.equal((await ok(client, "decide_approval", { id: order.id, decision: "approve" })).status, "done");
-  await plan(client, 200);
+  await plan(client, leads);
   await client.close();
+}
+
+test("bounces past the threshold pause the campaign by themselves", async () => {
+  // A list with 15% bad addresses; real time for the questions, then a fast clock.
+  const vars = { SANDBOX_SENDING: JSON.stringify({ bounceBp: 1500 }) };
+  bounceWorker = await startWorker({ persist: bounceDir, vars });
+  await warmedAndPlanned(bounceWorker, "bounces@example.com", 200);
   await bounceWorker.stop();
   bounceWorker = await startWorker({ persist: bounceDir, vars: { SANDBOX_SENDING: JSON.stringify({ bounceBp: 1500, timeScale: 400000 }) } });
-  client = await connect(bounceWorker, { sub: "bounces@example.com", app: true });
+  const client = await connect(bounceWorker, { sub: "bounces@example.com", app: true });
   await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
   await ok(client, "stage_campaign");
   const launch = await ok(client, "launch_campaign");
@@ -436,21 +441,11 @@ test("bounces past the threshold pause the campaign by themselves", async () => 
 
 test("a stopped campaign is followed by the sync on its own for 14 days, then let go", async () => {
   followWorker = await startWorker({ persist: followDir });
-  let client = await subscribed(followWorker, "follow@example.com", "growth");
-  await ok(client, "save_offer", OFFER);
-  await ok(client, "size_sending_capacity", { volume: 90, unit: "emails_per_day", steps: 3 });
-  await ok(client, "confirm_sizing");
-  await answer(client, await ok(client, "choose_sending_source"), "already_warmed");
-  await answer(client, await ok(client, "propose_warmed_domains"), "set_1");
-  await answer(client, await ok(client, "propose_email", { sender_name: "Anna Berg" }), "names");
-  const order = await ok(client, "order_sending_setup");
-  assert.equal((await ok(client, "decide_approval", { id: order.id, decision: "approve" })).status, "done");
-  await plan(client, 60);
-  await client.close();
+  await warmedAndPlanned(followWorker, "follow@example.com", 60);
   await followWorker.stop();
   // A simulated day in about 0.9 s: the 14 days of following in about 12 s.
   followWorker = await startWorker({ persist: followDir, vars: { SANDBOX_SENDING: JSON.stringify({ timeScale: 100000 }) } });
-  client = await connect(followWorker, { sub: "follow@example.com", app: true });
+  let client = await connect(followWorker, { sub: "follow@example.com", app: true });
   await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
   await ok(client, "stage_campaign");
   const launch = await ok(client, "launch_campaign");
