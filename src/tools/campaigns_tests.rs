@@ -203,6 +203,26 @@ fn a_start_date_set_by_staging_again_holds_for_the_leads_already_staged() {
 }
 
 #[test]
+fn a_campaign_paused_at_the_platform_shows_paused_and_frees_its_place() {
+    use crate::store::{Db, Stmt};
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    assert_eq!(launch(&w, ready)["status"], "done");
+    assert_eq!(w.ok("get_campaign", json!({}), ready + DAY)["status"], "active");
+    // Someone pauses it in the platform's own app.
+    (&w.db as &dyn Db).batch(vec![Stmt::new("UPDATE sandbox_sending_campaigns SET status = 2", vec![])]).unwrap();
+    let c = w.ok("get_campaign", json!({}), ready + DAY + 60_000);
+    assert_eq!((c["status"].clone(), c["pausedBy"].clone()), (json!("paused"), json!("platform")), "{c}");
+    assert!(c["pauseReason"].as_str().unwrap().starts_with("Paused at the sending platform, not by VibeSell"));
+    let used = crate::workspace::limits::used(&w.db, crate::plans::Limit::ActiveCampaigns, ready + DAY).unwrap();
+    assert_eq!(used, 0, "no longer holds a place among the active campaigns");
+    // Resuming is the user's call, as after any pause.
+    let resume = w.ok("resume_campaign", json!({}), ready + DAY + 120_000);
+    assert_eq!(w.approve(&resume, ready + DAY + 120_000)["status"], "done");
+    assert_eq!(w.ok("get_campaign", json!({}), ready + DAY + 180_000)["status"], "active");
+}
+
+#[test]
 fn the_estimate_starts_when_the_mailboxes_are_ready() {
     let assumptions = |est: &Value| -> Vec<String> {
         est["assumptions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()).collect()

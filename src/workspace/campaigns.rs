@@ -73,6 +73,8 @@ pub enum PausedBy {
     User,
     /// VibeSell, because too many emails bounced.
     Bounces,
+    /// The sending platform, or someone in its own app.
+    Platform,
 }
 
 /// What a campaign sends, as staged.
@@ -305,6 +307,7 @@ pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: 
                 .map(|(by, _)| match by {
                     PausedBy::User => "user",
                     PausedBy::Bounces => "bounces",
+                    PausedBy::Platform => "platform",
                 })
                 .into(),
             paused.map(|(_, why)| why.to_owned()).into(),
@@ -833,10 +836,21 @@ async fn sync_one<P: SendingPlatform>(
         stats.steps = c.stats.steps.clone();
     }
     let mut state = c.state;
-    let mut pause: Option<String> = None;
+    let mut pause: Option<(PausedBy, String)> = None;
     match report.status {
         CampaignStatus::Completed if c.state == State::Active => state = State::Completed,
         CampaignStatus::Stopped if c.state == State::Active => state = State::Stopped,
+        // Paused at the platform (in its own app, say): not sending, so not shown as sending nor
+        // holding a place among the plan's active campaigns (audit finding).
+        CampaignStatus::Paused if c.state == State::Active => {
+            state = State::Paused;
+            pause = Some((
+                PausedBy::Platform,
+                "Paused at the sending platform, not by VibeSell: nothing is sent until it is resumed \
+                 (resume_campaign)."
+                    .to_owned(),
+            ));
+        }
         _ => {}
     }
     // The bounce threshold (PRODUCT §8, DOMAIN §3.8): alert, then pause the campaign itself.
@@ -848,14 +862,17 @@ async fn sync_one<P: SendingPlatform>(
         platform.pause(pid).await?;
         state = State::Paused;
         let (sent, bounced) = since_resume(c, &stats);
-        pause = Some(format!(
-            "Paused by VibeSell: {} of {} emails{} bounced ({}), past the {} limit. Bounces hurt the sending domains' \
+        pause = Some((
+            PausedBy::Bounces,
+            format!(
+                "Paused by VibeSell: {} of {} emails{} bounced ({}), past the {} limit. Bounces hurt the sending domains' \
              reputation: check the lead list before resuming.",
-            bounced,
-            sent,
-            if c.bounce_base.0 > 0 { " since it resumed" } else { "" },
-            percent(rate),
-            percent(d.bounce_pause_bp)
+                bounced,
+                sent,
+                if c.bounce_base.0 > 0 { " since it resumed" } else { "" },
+                percent(rate),
+                percent(d.bounce_pause_bp)
+            ),
         ));
     }
     let alert = judged.is_some_and(|r| r >= d.bounce_alert_bp && c.bounce_alert_at.is_none()).then_some(at);
@@ -868,7 +885,7 @@ async fn sync_one<P: SendingPlatform>(
             // No longer sending: it frees its place among the plan's active campaigns.
             stmts.push(release_active_stmt(&c.id, at));
         }
-        stmts.push(state_stmt(&c.id, state, pause.as_deref().map(|p| (PausedBy::Bounces, p)), at, at));
+        stmts.push(state_stmt(&c.id, state, pause.as_ref().map(|(by, why)| (*by, why.as_str())), at, at));
     }
     db.batch(stmts)?;
     Ok(())

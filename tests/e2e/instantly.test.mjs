@@ -252,6 +252,19 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   assert.ok(!instantly.state.blocklist.includes(quoting), "a quoted unsubscribe link is not an opt-out");
 });
 
+test("a campaign paused in Instantly's own app shows as paused by the platform, and resumes once the user approves", async () => {
+  assert.equal((await ok(client, "get_campaign")).status, "active");
+  instantly.campaign().status = 2; // paused in Instantly's app, not through VibeSell
+  const paused = await ok(client, "get_campaign");
+  assert.deepEqual([paused.status, paused.pausedBy], ["paused", "platform"]);
+  assert.equal(paused.pauseReason, "Paused at the sending platform, not by VibeSell: nothing is sent until it is resumed (resume_campaign).");
+  assert.equal((await ok(client, "get_plans_and_billing")).usage.activeCampaigns, 0, "its place among the active campaigns is free");
+  const resume = await ok(client, "resume_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: resume.id, decision: "approve" })).status, "done");
+  assert.equal(instantly.campaign().status, 1, "sending again on Instantly");
+  assert.equal((await ok(client, "get_campaign")).status, "active");
+});
+
 test("a stopped campaign is still followed: a reply and a bounce that come in after the stop are read, and the bounce suppressed", async () => {
   const cid = instantly.campaign().id;
   const leads = instantly.state.leads.get(cid);
