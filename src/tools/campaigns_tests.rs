@@ -210,11 +210,16 @@ fn a_campaign_paused_at_the_platform_shows_paused_and_frees_its_place() {
     assert_eq!(launch(&w, ready)["status"], "done");
     assert_eq!(w.ok("get_campaign", json!({}), ready + DAY)["status"], "active");
     // Someone pauses it in the platform's own app.
-    (&w.db as &dyn Db).batch(vec![Stmt::new("UPDATE sandbox_sending_campaigns SET status = 2", vec![])]).unwrap();
+    (&w.db as &dyn Db)
+        .batch(vec![Stmt::new("UPDATE sandbox_sending_campaigns SET status = 2", vec![])])
+        .unwrap();
     let c = w.ok("get_campaign", json!({}), ready + DAY + 60_000);
     assert_eq!((c["status"].clone(), c["pausedBy"].clone()), (json!("paused"), json!("platform")), "{c}");
-    assert!(c["pauseReason"].as_str().unwrap().starts_with("Paused at the sending platform, not by VibeSell"));
-    let used = crate::workspace::limits::used(&w.db, crate::plans::Limit::ActiveCampaigns, ready + DAY).unwrap();
+    assert!(
+        c["pauseReason"].as_str().unwrap().starts_with("Paused at the sending platform, not by VibeSell")
+    );
+    let used =
+        crate::workspace::limits::used(&w.db, crate::plans::Limit::ActiveCampaigns, ready + DAY).unwrap();
     assert_eq!(used, 0, "no longer holds a place among the active campaigns");
     // Resuming is the user's call, as after any pause.
     let resume = w.ok("resume_campaign", json!({}), ready + DAY + 120_000);
