@@ -425,7 +425,10 @@ impl Action for UpgradePlan {
             ),
             ProviderError::Unavailable(detail) => ExecError::Unknown(detail),
         })?;
-        let mut new = state.clone();
+        // Read again once the provider has answered: an event applied meanwhile (Stripe's webhook
+        // for this very change) is built on, not written over (audit finding: its `event_at` went
+        // back, so an older event delivered late could undo the change).
+        let mut new = self::state(cx.db)?.unwrap_or_else(|| state.clone());
         apply_subscription(&mut new, &changed.subscription, false, &cx.config.plans.default_plan().id);
         new.plan = target.id.clone();
         let mut writes = vec![write(&new, cx.now_ms)];

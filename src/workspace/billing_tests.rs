@@ -46,7 +46,7 @@ impl World {
     /// A tool call whose outbound requests `fake` answers.
     fn call_through(
         &self,
-        fake: &crate::testing::FakeOutbound,
+        fake: &dyn crate::outbound::Outbound,
         tool: &str,
         arguments: Value,
         now: i64,
@@ -618,4 +618,65 @@ fn a_misconfigured_billing_refusal_reads_as_one_sentence() {
     let result = out.structured.as_ref().unwrap()["result"].as_str().unwrap().to_owned();
     assert!(result.contains("not set up correctly"), "{result}");
     assert!(!result.contains("  "), "{result}");
+}
+
+/// Stripe's webhook for an upgrade can arrive while the upgrade's own call is still waiting for
+/// Stripe's answer; what the upgrade then writes must not take the workspace back before it, or
+/// an older event delivered late would undo the upgrade.
+#[test]
+fn an_event_applied_during_an_upgrade_is_kept() {
+    use crate::outbound::{Outbound, OutboundError, OutboundRequest, OutboundResponse};
+    use crate::testing::FakeOutbound;
+    use crate::tools::registry::LocalBoxFuture;
+    /// Applies `event` when the first request goes out, then answers as `fake`.
+    struct Meanwhile<'a> {
+        fake: FakeOutbound,
+        w: &'a World,
+        event: std::cell::RefCell<Option<BillingEvent>>,
+    }
+    impl Outbound for Meanwhile<'_> {
+        fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>> {
+            if let Some(e) = self.event.borrow_mut().take() {
+                assert_eq!(
+                    apply_event(&self.w.db, &self.w.config, e.created_ms, &e).unwrap(),
+                    Applied::Applied
+                );
+            }
+            self.fake.fetch(req)
+        }
+        fn sleep(&self, ms: u32) -> LocalBoxFuture<'_, ()> {
+            self.fake.sleep(ms)
+        }
+    }
+    let w = World::live("growth");
+    apply_event(&w.db, &w.config, NOW_MS, &checkout("evt_1", NOW_MS, "sub_1", "starter")).unwrap();
+    let before =
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "active", "starter"), deleted: false };
+    apply_event(&w.db, &w.config, NOW_MS, &event("evt_2", NOW_MS + 1, before)).unwrap();
+    let approval = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + HOUR);
+    let changed = json!({"id": "sub_1", "object": "subscription", "customer": "cus_1", "status": "active",
+        "items": {"data": [{"id": "si_1", "price": {"id": "price_growth"},
+            "current_period_start": NOW_MS / 1000, "current_period_end": NOW_MS / 1000 + 86_400}]}});
+    let webhook =
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "active", "growth"), deleted: false };
+    let outbound = Meanwhile {
+        fake: FakeOutbound::new(vec![FakeOutbound::json(200, changed)]),
+        w: &w,
+        event: Some(event("evt_4", NOW_MS + 3 * HOUR, webhook)).into(),
+    };
+    let decided = w.call_through(
+        &outbound,
+        "decide_approval",
+        json!({"id": approval["id"], "decision": "approve"}),
+        NOW_MS + 3 * HOUR,
+    );
+    assert_eq!(decided.structured.as_ref().unwrap()["status"], "done", "{}", decided.text);
+    // An event from before the upgrade, delivered late, no longer undoes it.
+    let late =
+        EventKind::SubscriptionChanged { subscription: sub("sub_1", "active", "starter"), deleted: false };
+    assert_eq!(
+        apply_event(&w.db, &w.config, NOW_MS + 4 * HOUR, &event("evt_3", NOW_MS + 2 * HOUR, late)).unwrap(),
+        Applied::Stale
+    );
+    assert_eq!(current(&w.db, &w.config).unwrap().plan.id, "growth");
 }
