@@ -343,6 +343,13 @@ impl Action for UpgradePlan {
         let charge = Money::new(charge, &plans.currency);
         let simulated = provider::provider(&cx.services()).is_simulated();
         let mut impact = vec![match until {
+            // Set to end in the billing portal: the upgrade does not renew it either.
+            Some(end) if state.cancel_at_period_end != 0 => format!(
+                "Charges the card on file about {} now for the rest of the current billing period, until {}, when \
+                 the subscription ends as set in the billing portal: it does not renew unless the user renews it there.",
+                charge.display(),
+                crate::dates::utc_minute(end)
+            ),
             // "About": the prorated amount is computed again when the user approves.
             Some(end) => format!(
                 "Charges the card on file about {} now for the rest of the current billing period (until {}), then {}/month instead of {}/month.",
@@ -440,12 +447,19 @@ impl Action for UpgradePlan {
                 Money::new(invoice.amount, &invoice.currency).display()
             ));
         }
-        if let Some(end) = new.period_end {
-            result.push_str(&format!(
+        match new.period_end {
+            Some(end) if new.cancel_at_period_end != 0 => {
+                result.push_str(&format!(
+                    " Ends on {}, as set in the billing portal.",
+                    crate::dates::utc_minute(end)
+                ));
+            }
+            Some(end) => result.push_str(&format!(
                 " Renews on {} at {}/month.",
                 crate::dates::utc_minute(end),
                 cx.config.plans.price(target).display()
-            ));
+            )),
+            None => {}
         }
         Ok(Executed { result, writes })
     }

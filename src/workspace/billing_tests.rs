@@ -680,3 +680,34 @@ fn an_event_applied_during_an_upgrade_is_kept() {
     );
     assert_eq!(current(&w.db, &w.config).unwrap().plan.id, "growth");
 }
+
+/// A subscription set to end at the period's end (in the billing portal) is not said to renew by
+/// an upgrade's approval or its result.
+#[test]
+fn an_upgrade_of_a_subscription_set_to_end_does_not_promise_a_renewal() {
+    let w = World::live("growth");
+    apply_event(&w.db, &w.config, NOW_MS, &checkout("evt_1", NOW_MS, "sub_1", "starter")).unwrap();
+    let ending = Subscription {
+        cancel_at_period_end: true,
+        period_end: Some(NOW_MS + 20 * 24 * HOUR),
+        ..sub("sub_1", "active", "starter")
+    };
+    let changed = EventKind::SubscriptionChanged { subscription: ending, deleted: false };
+    assert_eq!(
+        apply_event(&w.db, &w.config, NOW_MS, &event("evt_2", NOW_MS + 1, changed)).unwrap(),
+        Applied::Applied
+    );
+    let approval = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + HOUR);
+    let first = approval["impact"][0].as_str().unwrap();
+    assert!(first.contains("when the subscription ends as set in the billing portal"), "{first}");
+    assert!(!first.contains("/month instead of"), "{first}");
+    let answer = json!({"id": "sub_1", "object": "subscription", "customer": "cus_1", "status": "active",
+        "cancel_at_period_end": true,
+        "items": {"data": [{"id": "si_1", "price": {"id": "price_growth"},
+            "current_period_start": NOW_MS / 1000, "current_period_end": NOW_MS / 1000 + 20 * 86_400}]}});
+    let stripe = crate::testing::FakeOutbound::new(vec![crate::testing::FakeOutbound::json(200, answer)]);
+    let decision = json!({"id": approval["id"], "decision": "approve"});
+    let done = w.call_through(&stripe, "decide_approval", decision, NOW_MS + HOUR);
+    let result = done.structured.as_ref().unwrap()["result"].as_str().unwrap().to_owned();
+    assert!(result.contains("Ends on ") && !result.contains("Renews"), "{result}");
+}
