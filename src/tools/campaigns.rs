@@ -163,7 +163,7 @@ fn view(cx: &ToolCx<'_>, c: &Campaign) -> Result<CampaignView, Refusal> {
         pause_reason: c.pause_reason.clone().filter(|_| c.state == State::Paused),
         launched_at: c.launched_at,
         leads: c.leads,
-        remaining_leads: store::remaining_leads(cx.db, &c.id)?,
+        remaining_leads: store::remaining_leads(cx.db, &c.id, None)?,
         sequence_steps: c.plan.spec.steps.len() as u32,
         daily_limit: c.plan.spec.daily_limit,
         mailboxes: c.plan.spec.senders.len() as u32,
@@ -634,7 +634,7 @@ impl Action for LaunchCampaign {
             )));
         }
         let allowance = limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)?;
-        let remaining = store::remaining_leads(cx.db, &c.id)?;
+        let remaining = store::remaining_leads(cx.db, &c.id, None)?;
         let steps = spec.steps.len() as i64;
         let emails = remaining * steps;
         let at = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(refusal)?.now_ms();
@@ -644,7 +644,7 @@ impl Action for LaunchCampaign {
         // Leads where the law expects their consent: approving says the user has it (DOMAIN §6.3.4).
         let mut impact = Vec::new();
         for country in store::CONSENT_COUNTRIES {
-            let leads = store::leads_in(cx.db, &c.id, country)?;
+            let leads = store::remaining_leads(cx.db, &c.id, Some(country))?;
             if leads > 0 {
                 impact.push(format!(
                     "{} in {country}, where the law expects prior consent even for business email: approving \
@@ -799,7 +799,7 @@ impl Action for StopCampaign {
                 format!(
                     "Stops sending now: up to {} emails still to come for {} wait until the campaign is resumed.",
                     n(left),
-                    plural(store::remaining_leads(cx.db, &c.id)?, "lead", "leads")
+                    plural(store::remaining_leads(cx.db, &c.id, None)?, "lead", "leads")
                 ),
                 "Replies keep arriving and list_replies keeps showing them.".to_owned(),
                 "Emails already sent are not affected; resume_campaign sends again, with the user's approval.".to_owned(),
@@ -866,7 +866,7 @@ impl Action for ResumeCampaign {
             format!(
                 "Sends again: up to {} more emails to {}, at most {} a day, {}; about {} business days.",
                 n(left),
-                plural(store::remaining_leads(cx.db, &c.id)?, "lead", "leads"),
+                plural(store::remaining_leads(cx.db, &c.id, None)?, "lead", "leads"),
                 spec.daily_limit,
                 window_text(spec),
                 business_days(left, spec.daily_limit, spec)

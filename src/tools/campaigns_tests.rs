@@ -278,6 +278,16 @@ fn launching_to_leads_in_a_consent_country_is_an_attestation_the_approval_names(
         "12 leads are in Germany, where the law expects prior consent even for business email: approving confirms \
          you have their consent."
     );
+    // One of them unsubscribes: it will not be emailed, so it is not counted either.
+    w.ok("decide_approval", json!({ "id": approval["id"], "decision": "reject" }), ready);
+    db.exec(
+        "INSERT INTO suppression (value, kind, reason, source, created_at) \
+         SELECT email, 'email', 'unsubscribe', 'test', 0 FROM campaign_leads ORDER BY lead_id LIMIT 1",
+        vec![],
+    )
+    .unwrap();
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    assert!(impact(&approval)[0].starts_with("11 leads are in Germany"), "{approval}");
 }
 
 #[test]

@@ -356,14 +356,16 @@ pub fn member_stmt(campaign: &str, lead: &Lead, now_ms: i64) -> Stmt {
     )
 }
 
-/// Leads of a campaign still to be emailed (not bounced, unsubscribed or suppressed).
-pub fn remaining_leads(db: &dyn Db, campaign: &str) -> Result<i64, StoreError> {
+/// Leads of a campaign still to be emailed (not bounced, unsubscribed or suppressed), all of them
+/// or those in `country`.
+pub fn remaining_leads(db: &dyn Db, campaign: &str, country: Option<&str>) -> Result<i64, StoreError> {
     Ok(db
         .query(Stmt::new(
             "SELECT COUNT(*) FROM campaign_leads c WHERE campaign_id = ? AND outcome IS NULL \
              AND NOT EXISTS (SELECT 1 FROM suppression s WHERE s.value = c.email \
-                             OR (s.kind = 'domain' AND s.value = substr(c.email, instr(c.email, '@') + 1)))",
-            vec![campaign.into()],
+                             OR (s.kind = 'domain' AND s.value = substr(c.email, instr(c.email, '@') + 1))) \
+             AND (? IS NULL OR EXISTS (SELECT 1 FROM leads l WHERE l.id = c.lead_id AND l.country = ?))",
+            vec![campaign.into(), country.into(), country.into()],
         ))?
         .scalar_i64()
         .unwrap_or(0))
@@ -375,18 +377,6 @@ pub fn remaining_leads(db: &dyn Db, campaign: &str) -> Result<i64, StoreError> {
 /// leads are there, and the user who approves it says they have the consent (its record keeps
 /// who and when).
 pub const CONSENT_COUNTRIES: &[&str] = &["Germany"];
-
-/// How many of the campaign's leads still to be emailed are in `country`.
-pub fn leads_in(db: &dyn Db, campaign: &str, country: &str) -> Result<i64, StoreError> {
-    Ok(db
-        .query(Stmt::new(
-            "SELECT COUNT(*) FROM campaign_leads c JOIN leads l ON l.id = c.lead_id \
-             WHERE c.campaign_id = ? AND c.outcome IS NULL AND l.country = ?",
-            vec![campaign.into(), country.into()],
-        ))?
-        .scalar_i64()
-        .unwrap_or(0))
-}
 
 // ---- the sequence as platform templates -------------------------------------------------------
 
