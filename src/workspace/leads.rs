@@ -292,11 +292,7 @@ pub async fn advance(
         }
         let (need, room_now) = (job.requested.saturating_sub(job.imported), room()?);
         if need == 0 || room_now == 0 {
-            let why = (need > 0).then_some(PLAN_LIMIT_REACHED);
-            db.exec(
-                "UPDATE lead_imports SET status = 'done', finished_at = ?, error = ? WHERE id = ? AND status = 'running'",
-                vec![now_ms.into(), why.into(), id.into()],
-            )?;
+            finish(db, id, (need > 0).then_some(PLAN_LIMIT_REACHED), now_ms)?;
             continue;
         }
         let need = need.min(room_now);
@@ -450,11 +446,13 @@ pub async fn advance(
     load_import(db, id)?.map(|x| x.0).ok_or_else(|| ImportError::Unknown(id.to_owned()))
 }
 
-/// Marks a job done (it will not resume).
-pub fn finish(db: &dyn Db, id: &str, now_ms: i64) -> Result<(), StoreError> {
+/// Marks a job done (it will not resume), with why it stopped short when it did (otherwise the
+/// error it holds stays).
+pub fn finish(db: &dyn Db, id: &str, why: Option<&str>, now_ms: i64) -> Result<(), StoreError> {
     db.exec(
-        "UPDATE lead_imports SET status = 'done', finished_at = ? WHERE id = ? AND status = 'running'",
-        vec![now_ms.into(), id.into()],
+        "UPDATE lead_imports SET status = 'done', finished_at = ?, error = COALESCE(?, error) \
+         WHERE id = ? AND status = 'running'",
+        vec![now_ms.into(), why.into(), id.into()],
     )
 }
 
@@ -646,7 +644,7 @@ impl Action for ImportLeads {
                     let job = load_import(cx.db, &id)?.map(|x| x.0);
                     match job {
                         Some(job) if job.imported > 0 || job.credits > 0 => {
-                            finish(cx.db, &id, cx.now_ms)?;
+                            finish(cx.db, &id, None, cx.now_ms)?;
                             Ok(Executed {
                                 result: format!("{} Then the import stopped: {definite}.", describe(&job)),
                                 writes: Vec::new(),
