@@ -5,8 +5,9 @@
 //! applied never undoes it (Stripe does not deliver in order). An event for another
 //! subscription than the workspace's applies only while the workspace's is not in good standing
 //! (and never its end): the workspace follows the subscription that pays. Which plan the
-//! workspace has is decided by one entitlement rule, [`current`]: a subscription that is `active`, `trialing` or
-//! `past_due` (Stripe's retry window) gives its plan; anything else gives the free plan.
+//! workspace has is decided by one entitlement rule, [`current`]: a subscription that is
+//! `active`, `trialing` or `past_due` (Stripe's retry window) gives its plan; anything else gives
+//! the free plan.
 
 use serde::{Deserialize, Serialize};
 

@@ -721,13 +721,13 @@ pub async fn sync_setup<P: SendingPlatform>(
             MailboxStatus::Attention
         } else if a.setup_pending {
             MailboxStatus::SettingUp
-        // Ready at once only what was ordered warmed: the platform marks every mailbox it manages
-        // alike, a fresh own-brand one on a days-old domain too (audit finding: that one was
-        // called ready for cold email before any warm-up).
         } else if m.pre_warmed()
             || m.status == MailboxStatus::Ready
             || warm_enough(a.warmup_started_at, a.health, at, warmup_days)
         {
+            // Ready at once only what was ordered warmed: the platform marks every mailbox it
+            // manages alike, a fresh own-brand one on a days-old domain too (audit finding: that
+            // one was called ready for cold email before any warm-up).
             MailboxStatus::Ready
         } else if a.warmup_on || a.warmup_started_at.is_some() {
             MailboxStatus::Warming
