@@ -430,6 +430,22 @@ impl<'a> Instantly<'a> {
         }))
     }
 
+    /// Sets each sender's own limit (DOMAIN §1.2: the account limit caps its campaign emails a
+    /// day across all campaigns; the campaign's `daily_limit` caps only the campaign) and turns
+    /// the slow ramp on for the new ones. Instantly's defaults for done-for-you accounts are not
+    /// documented, so they are never relied on.
+    async fn limit_senders(&self, spec: &CampaignSpec) -> PResult<()> {
+        for email in &spec.senders {
+            let body = json!({
+                "daily_limit": spec.per_mailbox,
+                "enable_slow_ramp": spec.ramp.contains(email),
+            });
+            self.call("PATCH", &format!("/api/v2/accounts/{}", enc(email)), Some(&body), Repeat::Safe, &[])
+                .await?;
+        }
+        Ok(())
+    }
+
     async fn find_campaign_by_name(&self, name: &str) -> PResult<Option<String>> {
         let page = self.get(&format!("/api/v2/campaigns?limit=100&search={}", enc(name))).await?;
         Ok(page
@@ -729,6 +745,8 @@ impl SendingPlatform for Instantly<'_> {
     async fn create_campaign(&self, spec: &CampaignSpec, key: &str) -> PResult<String> {
         let body = Self::campaign_body(spec)?;
         let _ = key; // The name carries the workspace's campaign id, which makes the create findable.
+        // The senders' limits first: a draft is never left sending at the accounts' defaults.
+        self.limit_senders(spec).await?;
         if let Some(id) = self.find_campaign_by_name(&spec.name).await? {
             return Ok(id);
         }
@@ -762,6 +780,7 @@ impl SendingPlatform for Instantly<'_> {
 
     async fn update_campaign(&self, id: &str, spec: &CampaignSpec) -> PResult<()> {
         let body = Self::campaign_body(spec)?;
+        self.limit_senders(spec).await?;
         self.call("PATCH", &format!("/api/v2/campaigns/{}", enc(id)), Some(&body), Repeat::Safe, &[]).await?;
         Ok(())
     }

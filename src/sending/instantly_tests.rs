@@ -160,6 +160,7 @@ fn errors_map_to_what_the_user_can_do() {
         senders: vec!["anna@getledgerly.com".into()],
         daily_limit: 30,
         per_mailbox: 30,
+        ramp: vec![],
         start_date: None,
     };
     let err = with(&fake, |i| block_on(i.create_campaign(&spec, "k"))).unwrap_err();
@@ -238,6 +239,7 @@ fn an_order_is_simulated_priced_and_never_placed_twice() {
 fn campaigns_use_a_closed_body_a_mapped_zone_and_leads_in_batches() {
     let fake = Fake::new(|req, _| match path(req).as_str() {
         p if p.starts_with("GET /api/v2/campaigns?") => json_response(200, json!({ "items": [] })),
+        p if p.starts_with("PATCH /api/v2/accounts/") => json_response(200, body(req)),
         "POST /api/v2/campaigns" => json_response(200, json!({ "id": "c-1", "status": 0 })),
         "POST /api/v2/leads/add" => {
             let n = body(req)["leads"].as_array().unwrap().len();
@@ -254,9 +256,10 @@ fn campaigns_use_a_closed_body_a_mapped_zone_and_leads_in_batches() {
             StepSpec { subject: "Hi {{firstName}}".into(), body: "Line <1>\n\nLine 2".into(), delay_days: 3 },
             StepSpec { subject: String::new(), body: "Follow".into(), delay_days: 3 },
         ],
-        senders: vec!["anna@getledgerly.com".into()],
-        daily_limit: 30,
-        per_mailbox: 30,
+        senders: vec!["anna@getledgerly.com".into(), "ben@warmledgerly.com".into()],
+        daily_limit: 50,
+        per_mailbox: 25,
+        ramp: vec!["anna@getledgerly.com".into()],
         start_date: Some("2026-12-01".into()),
     };
     let leads: Vec<LeadSpec> = (0..2_500)
@@ -277,6 +280,18 @@ fn campaigns_use_a_closed_body_a_mapped_zone_and_leads_in_batches() {
     assert_eq!(id, "c-1");
     assert_eq!((added.uploaded, added.blocked), (2_497, 3));
     let reqs = fake.requests.borrow();
+    // Each sender's own limit and slow ramp are set before the draft exists (DOMAIN §1.2, §3.1).
+    let paths: Vec<String> = reqs.iter().map(path).collect();
+    assert_eq!(
+        paths[..3],
+        [
+            "PATCH /api/v2/accounts/anna%40getledgerly.com",
+            "PATCH /api/v2/accounts/ben%40warmledgerly.com",
+            "GET /api/v2/campaigns?limit=100&search=Ledgerly%20%C2%B7%20cmp_1",
+        ]
+    );
+    assert_eq!(body(&reqs[0]), json!({ "daily_limit": 25, "enable_slow_ramp": true }));
+    assert_eq!(body(&reqs[1]), json!({ "daily_limit": 25, "enable_slow_ramp": false }));
     let create = reqs.iter().find(|r| path(r) == "POST /api/v2/campaigns").unwrap();
     let b = body(create);
     let keys: Vec<&String> = b.as_object().unwrap().keys().collect();
@@ -498,6 +513,7 @@ fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals(
         senders: vec!["anna@getledgerly.com".into()],
         daily_limit: 30,
         per_mailbox: 30,
+        ramp: vec![],
         start_date: None,
     };
     let plan = Plan { spec, sequence_version: 1 };

@@ -241,8 +241,14 @@ pub struct CampaignSpec {
     pub senders: Vec<String>,
     /// Emails per day for the whole campaign.
     pub daily_limit: u32,
-    /// Cold emails per mailbox per day.
+    /// Cold emails per mailbox per day: each sender's own limit at the platform, across all its
+    /// campaigns (Instantly's account `daily_limit`, DOMAIN §1.2).
     pub per_mailbox: u32,
+    /// The senders new to cold email, whose campaign volume starts at 2 a day and grows by 2 a
+    /// day up to `per_mailbox` (Instantly's slow ramp, DOMAIN §3.1); pre-warmed mailboxes send
+    /// `per_mailbox` at once.
+    #[serde(default)]
+    pub ramp: Vec<String>,
     /// First day it may send (`YYYY-MM-DD`), if not at once.
     pub start_date: Option<String>,
 }

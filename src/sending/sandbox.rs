@@ -689,8 +689,9 @@ impl Sandbox<'_> {
         let used_now = |email: &str, used: &[(String, i64)]| {
             used.iter().find(|(e, _)| e == email).map_or(0, |(_, n)| *n)
         };
-        // Each sender's room today: its limit (with the slow ramp for new mailboxes) less what it
-        // already sent today, in any campaign.
+        // Each sender's room today: its limit (with the slow ramp where the campaign turned it
+        // on, as Instantly's account setting does) less what it already sent today, in any
+        // campaign.
         let mut room: Vec<(AccountRow, i64)> = self
             .accounts_named(&spec.senders)?
             .into_iter()
@@ -698,10 +699,10 @@ impl Sandbox<'_> {
             .map(|a| {
                 let today = a.sent_day.as_deref() == Some(day.as_str());
                 let cold_days = a.cold_days + i64::from(!today);
-                let cap = if a.pre_warmed != 0 {
-                    i64::from(spec.per_mailbox)
-                } else {
+                let cap = if spec.ramp.contains(&a.email) {
                     (2 * cold_days).min(i64::from(spec.per_mailbox))
+                } else {
+                    i64::from(spec.per_mailbox)
                 };
                 let sent_today = if today { a.sent_count } else { 0 } + used_now(&a.email, used);
                 let left = (cap - sent_today).max(0);

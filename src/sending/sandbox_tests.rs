@@ -169,6 +169,7 @@ fn campaign_spec(senders: Vec<String>, daily_limit: u32) -> CampaignSpec {
         senders,
         daily_limit,
         per_mailbox: 30,
+        ramp: vec![],
         start_date: None,
     }
 }
@@ -362,18 +363,27 @@ fn new_mailboxes_ramp_up_slowly() {
     let spec = order(OrderKind::OwnNames, &[&available(&sb, 1)[0]]);
     block_on(sb.place_order(&spec, "k", i64::MAX)).unwrap();
     let senders = spec.addresses();
-    let id = block_on(sb.create_campaign(&campaign_spec(senders.clone(), 300), "c")).unwrap();
+    // The ramp is the campaign's setting for each sender, as Instantly's account setting is:
+    // the first mailbox ramps up, the second (as if warmed by its seller) does not.
+    let campaign = CampaignSpec { ramp: vec![senders[0].clone()], ..campaign_spec(senders.clone(), 300) };
+    let id = block_on(sb.create_campaign(&campaign, "c")).unwrap();
     block_on(sb.add_leads(&id, &leads(300))).unwrap();
     block_on(sb.activate(&id)).unwrap();
     run_until(&db, SUNDAY_NOON + 8 * DAY);
     let zone = calendar::zone("Europe/London").unwrap();
-    let mut per_day: std::collections::BTreeMap<String, i64> = Default::default();
-    for e in events(&db).iter().filter(|e| e.kind == "sent" && e.account == senders[0]) {
-        *per_day.entry(calendar::iso(zone.local_date(e.at))).or_default() += 1;
-    }
-    let counts: Vec<i64> = per_day.values().copied().collect();
+    let per_day = |sender: &str| {
+        let mut per_day: std::collections::BTreeMap<String, i64> = Default::default();
+        for e in events(&db).iter().filter(|e| e.kind == "sent" && e.account == sender) {
+            *per_day.entry(calendar::iso(zone.local_date(e.at))).or_default() += 1;
+        }
+        per_day
+    };
+    let ramped = per_day(&senders[0]);
+    let counts: Vec<i64> = ramped.values().copied().collect();
     // Set up on Tuesday noon: Tuesday afternoon is its first day (2), then 4, 6, …
-    assert_eq!(&counts[..4], [2, 4, 6, 8], "{per_day:?}");
+    assert_eq!(&counts[..4], [2, 4, 6, 8], "{ramped:?}");
+    let full = per_day(&senders[1]);
+    assert_eq!(full.values().next(), Some(&30), "no ramp: the whole limit from the first day: {full:?}");
 }
 
 #[test]

@@ -17,7 +17,7 @@ use crate::sending::classify::Class;
 use crate::sending::platform::{self, CampaignSpec, PlatformError, SendingPlatform};
 use crate::workspace::approvals::{self, Action, ApprovalResult, ExecCx, ExecError, Executed, Proposal};
 use crate::workspace::campaigns::{self as store, Campaign, PausedBy, Plan, State};
-use crate::workspace::sending::{self as setup, MailboxStatus};
+use crate::workspace::sending::{self as setup, Mailbox, MailboxStatus};
 use crate::workspace::{leads, limits, offer, playbook, sequence};
 
 /// The most replies one page shows.
@@ -319,11 +319,10 @@ impl Tool for StageCampaign {
         // own calls next, with their own refusal.
         sync_now(cx).await?;
         let boxes_now = setup::mailboxes(cx.db)?;
-        let ready: Vec<String> = boxes_now
-            .iter()
-            .filter(|m| m.status == MailboxStatus::Ready)
-            .map(|m| m.address.clone())
-            .collect();
+        let ready: Vec<&Mailbox> = boxes_now.iter().filter(|m| m.status == MailboxStatus::Ready).collect();
+        // Mailboxes warmed by their seller send their full volume at once; new ones ramp up.
+        let ramp = ready.iter().filter(|m| !m.pre_warmed()).map(|m| m.address.clone()).collect();
+        let ready: Vec<String> = ready.iter().map(|m| m.address.clone()).collect();
         if ready.is_empty() {
             return Err(Refusal::guidance(if boxes.is_empty() {
                 "No sending mailbox is set up: order the sending setup first (order_sending_setup, after the sending \
@@ -395,6 +394,7 @@ impl Tool for StageCampaign {
             senders: ready.clone(),
             daily_limit,
             per_mailbox,
+            ramp,
             start_date: input.start_date.clone().or_else(|| kept.and_then(|k| k.start_date.clone())),
         };
         let plan = Plan { spec: spec.clone(), sequence_version: seq.version };

@@ -21,6 +21,13 @@ const CREATE_FIELDS = new Set([
   "bcc_list", "auto_variant_select", "provider_routing_rules", "limit_emails_per_company_override", "owned_by", "ai_sdr_id",
 ]);
 
+// The account fields a PATCH may set (DOMAIN §1.4); anything else is refused like an unknown
+// campaign field.
+const ACCOUNT_FIELDS = new Set([
+  "first_name", "last_name", "warmup", "daily_limit", "sending_gap", "enable_slow_ramp", "tracking_domain_name",
+  "tracking_domain_status", "skip_cname_check", "remove_tracking_domain", "inbox_placement_test_limit",
+]);
+
 export function fakeInstantly(KEY) {
   const state = {
     requests: [],
@@ -148,6 +155,16 @@ export function fakeInstantly(KEY) {
     if (req.method === "GET" && m(/^\/api\/v2\/accounts\/([^/]+)$/)) {
       const a = state.accounts.get(decodeURIComponent(m(/^\/api\/v2\/accounts\/([^/]+)$/)[1]));
       return a ? send(200, a) : send(404, { message: "Account not found" });
+    }
+    if (req.method === "PATCH" && m(/^\/api\/v2\/accounts\/([^/]+)$/)) {
+      const a = state.accounts.get(decodeURIComponent(m(/^\/api\/v2\/accounts\/([^/]+)$/)[1]));
+      if (!a) return send(404, { message: "Account not found" });
+      const unknown = Object.keys(body).filter((k) => !ACCOUNT_FIELDS.has(k));
+      if (unknown.length) return send(400, { message: `body/${unknown[0]} must NOT have additional properties` });
+      if ("daily_limit" in body && !(Number.isInteger(body.daily_limit) && body.daily_limit >= 1)) return send(400, { message: "body/daily_limit must be an integer" });
+      if ("enable_slow_ramp" in body && typeof body.enable_slow_ramp !== "boolean") return send(400, { message: "body/enable_slow_ramp must be boolean" });
+      Object.assign(a, body);
+      return send(200, a);
     }
     if (req.method === "POST" && path === "/api/v2/accounts/warmup/enable") {
       if (!Array.isArray(body.emails) || body.emails.length === 0) return send(400, { message: "emails" });

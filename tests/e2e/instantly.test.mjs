@@ -164,6 +164,11 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   assert.match(none.content[0].text, /stage_campaign/);
   const draft = await ok(client, "stage_campaign");
   assert.equal(draft.status, "draft");
+  // Each sender gets its own limit, and the slow ramp since these mailboxes are new (DOMAIN §3.1).
+  for (const email of senders) {
+    const a = instantly.state.accounts.get(email);
+    assert.deepEqual([a.daily_limit, a.enable_slow_ramp], [30, true], email);
+  }
   const create = sent("POST", "/api/v2/campaigns").at(-1);
   assert.ok(create, "created on Instantly");
   assert.equal(create.body.campaign_schedule.schedules[0].timezone, "America/Detroit", "US Eastern in Instantly's enum");
