@@ -163,12 +163,17 @@ fn strip_root_annotations(schema: &mut Value) {
 
 #[cfg(not(target_arch = "wasm32"))]
 /// Doc comments are wrapped at the source's line width; a description is one paragraph. Also
-/// drops schemars' `uint8`…`uint64` formats, which no JSON Schema vocabulary defines (clients'
-/// validators warn about them); the `minimum: 0` schemars writes beside them says the same.
+/// drops schemars' numeric formats (`int64`, `uint32`, `double`…), which no JSON Schema
+/// vocabulary defines (they are OpenAPI's; clients' validators warn about them): `type` and the
+/// bounds say what a value may be. Every tool lists them, so they also cost `tools/list` bytes.
 fn unwrap_descriptions(schema: &mut Value) {
     match schema {
         Value::Object(object) => {
-            if object.get("format").and_then(Value::as_str).is_some_and(|f| f.starts_with("uint")) {
+            if object
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| ["int", "uint", "float", "double"].iter().any(|n| f.starts_with(n)))
+            {
                 object.remove("format");
             }
             for (key, value) in object.iter_mut() {
