@@ -599,12 +599,13 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
 
 // ---- a test approval action -----------------------------------------------------------------
 
-use crate::plans::Money;
+use crate::plans::{Limit, Money};
 use crate::tools::registry::{Refusal, ToolCx};
 use crate::workspace::approvals::{Action, DynAction, ExecCx, ExecError, Executed, Proposal};
+use crate::workspace::limits;
 
 /// Approval actions only the tests know (`approvals::find_action` looks here too).
-pub static ACTIONS: &[&dyn DynAction] = &[&Probe];
+pub static ACTIONS: &[&dyn DynAction] = &[&Probe, &Fill];
 
 thread_local! {
     /// The idempotency key of every `probe` execution on this test thread, in order.
@@ -684,6 +685,33 @@ impl Action for Probe {
                 })
             }
         }
+    }
+}
+
+/// A test action that fills one active campaign as a launch does: it checks the plan's limit,
+/// waits once for the "network", then counts itself.
+pub struct Fill;
+
+impl Action for Fill {
+    type Args = ProbeArgs;
+    const NAME: &'static str = "fill";
+    const LIMIT: Option<Limit> = Some(Limit::ActiveCampaigns);
+
+    async fn propose(&self, cx: &ToolCx<'_>, args: &ProbeArgs) -> Result<Proposal, Refusal> {
+        Probe.propose(cx, args).await
+    }
+
+    async fn execute(&self, cx: &ExecCx<'_>, args: ProbeArgs) -> Result<Executed, ExecError> {
+        if let Err(Refusal::Guidance(why)) =
+            limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)
+        {
+            return Err(ExecError::Failed(why));
+        }
+        yield_once().await;
+        Ok(Executed {
+            result: format!("Filled {}.", args.label),
+            writes: vec![limits::consume(Limit::ActiveCampaigns, 1, cx.now_ms)],
+        })
     }
 }
 

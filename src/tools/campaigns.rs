@@ -607,6 +607,7 @@ pub struct LaunchCampaign;
 impl Action for LaunchCampaign {
     type Args = CampaignArgs;
     const NAME: &'static str = "launch_campaign";
+    const LIMIT: Option<Limit> = Some(Limit::ActiveCampaigns);
 
     async fn propose(&self, cx: &ToolCx<'_>, args: &CampaignArgs) -> Result<Proposal, Refusal> {
         let c = need_campaign(cx, Some(&args.campaign_id))?;
@@ -844,6 +845,7 @@ pub struct ResumeCampaign;
 impl Action for ResumeCampaign {
     type Args = CampaignArgs;
     const NAME: &'static str = "resume_campaign";
+    const LIMIT: Option<Limit> = Some(Limit::ActiveCampaigns);
 
     async fn propose(&self, cx: &ToolCx<'_>, args: &CampaignArgs) -> Result<Proposal, Refusal> {
         let c = need_campaign(cx, Some(&args.campaign_id))?;

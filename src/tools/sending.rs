@@ -1477,6 +1477,7 @@ pub struct OrderArgs {
 impl Action for OrderSendingSetup {
     type Args = OrderArgs;
     const NAME: &'static str = "order_sending_setup";
+    const LIMIT: Option<Limit> = Some(Limit::Mailboxes);
 
     async fn propose(&self, cx: &ToolCx<'_>, args: &OrderArgs) -> Result<Proposal, Refusal> {
         let n = args.order.mailbox_count() as i64;

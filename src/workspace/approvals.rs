@@ -28,7 +28,7 @@ use super::Services;
 use super::schedule::{self, Job, JobCx, JobError};
 use crate::config::Config;
 use crate::outbound::Outbound;
-use crate::plans::Money;
+use crate::plans::{Limit, Money};
 use crate::store::{Db, Stmt, StoreError, from_document, to_document};
 use crate::tools::registry::{Access, LocalBoxFuture, Refusal, Reply, ToolCx};
 
@@ -130,6 +130,10 @@ pub trait Action: Sync + 'static {
     const NAME: &'static str;
     /// How long the approval waits for the user.
     const TTL_MS: i64 = DEFAULT_TTL_MS;
+    /// The plan limit a gauge of which the execution fills (an active campaign, mailboxes).
+    /// Executions filling the same one run one at a time in a workspace: each checks the limit
+    /// before its provider call and counts itself after it, so two at once could both pass it.
+    const LIMIT: Option<Limit> = None;
 
     /// Checks the prerequisites and writes the summary and impact from real figures, or refuses.
     async fn propose(&self, cx: &ToolCx<'_>, args: &Self::Args) -> Result<Proposal, Refusal>;
@@ -144,6 +148,8 @@ pub trait Action: Sync + 'static {
 pub trait DynAction: Sync {
     /// The action's name.
     fn name(&self) -> &'static str;
+    /// [`Action::LIMIT`].
+    fn limit(&self) -> Option<Limit>;
     /// Decodes the frozen arguments and executes.
     fn execute<'a>(
         &'a self,
@@ -155,6 +161,9 @@ pub trait DynAction: Sync {
 impl<A: Action> DynAction for A {
     fn name(&self) -> &'static str {
         A::NAME
+    }
+    fn limit(&self) -> Option<Limit> {
+        A::LIMIT
     }
     fn execute<'a>(
         &'a self,
@@ -891,30 +900,58 @@ thread_local! {
     /// the decision's own execution still waits for a provider (a minute of an import's rate
     /// limits, of a Stripe change's retries) finds it here and leaves it to that one (audit
     /// finding: the import paid for the same people twice; a second plan change met Stripe's 409).
-    static EXECUTING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
+    static EXECUTING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// An approval claimed by one execution until it is dropped, also when its future is.
+/// An approval (or a limit's lane, `limit:<name>`) claimed by one execution until it is
+/// dropped, also when its future is.
 struct Claim(String);
 
 impl Claim {
     fn take(id: &str) -> Option<Claim> {
-        EXECUTING.with(|running| running.borrow_mut().insert(id.to_owned())).then(|| Claim(id.to_owned()))
+        EXECUTING.with(|running| {
+            let mut running = running.borrow_mut();
+            if running.iter().any(|r| r == id) {
+                return None;
+            }
+            running.push(id.to_owned());
+            Some(Claim(id.to_owned()))
+        })
     }
 }
 
 impl Drop for Claim {
     fn drop(&mut self) {
-        EXECUTING.with(|running| running.borrow_mut().remove(&self.0));
+        EXECUTING.with(|running| running.borrow_mut().retain(|r| *r != self.0));
     }
 }
 
 /// Runs the executor of an `executing` approval and records the outcome. `Unknown` and storage
 /// errors leave it `executing` for the [`FinishExecution`] watchdog; one already being carried out
-/// in this isolate is left to that execution (`Progress`: the watchdog looks again soon).
+/// in this isolate is left to that execution, and one that advanced goes on a second later
+/// (`Progress`).
 async fn execute(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {
+    let outcome = execute_claimed(svc, record).await;
+    if let Err(ExecError::Progress(_)) = outcome {
+        // Rescheduled afresh: `schedule::at` starts the attempts over.
+        svc.db.batch(vec![schedule::at::<FinishExecution>(&record.id, svc.now_ms + PROGRESS_STEP_MS)])?;
+    }
+    outcome
+}
+
+async fn execute_claimed(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {
     let Some(_claim) = Claim::take(&record.id) else {
         return Err(ExecError::Progress("still being carried out".into()));
+    };
+    let action = find_action(&record.action);
+    // The lane of the limit it fills, held until its writes are in (audit finding: two launches
+    // approved at once both passed a plan's one active campaign). The second goes on a second
+    // later, and checks the limit with the first one counted.
+    let _lane = match action.and_then(|a| a.limit()) {
+        Some(limit) => Some(Claim::take(&format!("limit:{}", limit.as_str())).ok_or_else(|| {
+            ExecError::Progress(format!("waiting for another execution filling {}", limit.as_str()))
+        })?),
+        None => None,
     };
     let workspace = super::workspace_id(svc.db)?.unwrap_or_default();
     let cx = ExecCx {
@@ -925,7 +962,7 @@ async fn execute(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {
         workspace: &workspace,
         approval_id: &record.id,
     };
-    let outcome = match find_action(&record.action) {
+    let outcome = match action {
         Some(action) => action.execute(&cx, &record.args).await,
         None => Err(ExecError::Failed(format!("{} is no longer available in VibeSell.", record.action))),
     };
@@ -982,11 +1019,7 @@ impl Job for FinishExecution {
         }
         let svc = Services { db: cx.db, config: cx.config, outbound: cx.outbound, now_ms: cx.now_ms };
         match execute(&svc, &record).await {
-            // Rescheduled afresh: `schedule::at` starts the attempts over.
-            Err(ExecError::Progress(_)) => {
-                cx.db.batch(vec![schedule::at::<FinishExecution>(id, cx.now_ms + PROGRESS_STEP_MS)])?;
-                Ok(())
-            }
+            Err(ExecError::Progress(_)) => Ok(()),
             other => other.map_err(|e| JobError::Retry(e.to_string())),
         }
     }

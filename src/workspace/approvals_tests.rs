@@ -277,6 +277,41 @@ fn the_watchdog_leaves_an_execution_still_under_way_to_it() {
 }
 
 #[test]
+fn executions_filling_the_same_limit_run_one_at_a_time() {
+    use std::task::{Context, Waker};
+    let mut w = World::new();
+    for plan in &mut w.config.plans.plans {
+        plan.limits.active_campaigns = 1;
+    }
+    let ask = |label: &str| {
+        let args = ProbeArgs { label: label.into(), outcome: ProbeOutcome::Ok };
+        block_on(request(&w.cx(NOW_MS), &crate::testing::Fill, args)).unwrap().data.approval.id
+    };
+    // Both asked while no campaign is active, on a plan that allows one.
+    let (a, b) = (ask("a"), ask("b"));
+    let actor = Actor { subject: "user_1", client: "client_1" };
+    let svc = w.svc(NOW_MS);
+    let mut first = std::pin::pin!(decide(&svc, actor, &a, Decision::Approve));
+    assert!(first.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending());
+    // The second, approved while the first waits for its provider, is left to the watchdog
+    // (audit finding: both went ahead and two campaigns were active).
+    let second = w.decide(&b, Decision::Approve, NOW_MS).unwrap();
+    assert_eq!(second.record.state, State::Executing);
+    assert_eq!(
+        schedule::due_at::<FinishExecution>(&w.db, &b).unwrap(),
+        Some(NOW_MS + PROGRESS_STEP_MS),
+        "it looks again a second later"
+    );
+    assert_eq!(block_on(first).unwrap().unwrap().record.state, State::Done);
+    w.alarm(NOW_MS + PROGRESS_STEP_MS);
+    let b = load(&w.db, &b).unwrap().unwrap();
+    assert_eq!(b.state, State::NotDone);
+    assert!(b.result.as_deref().is_some_and(|r| r.contains("1 active campaign")), "{:?}", b.result);
+    let active = super::super::limits::used(&w.db, Limit::ActiveCampaigns, NOW_MS).unwrap();
+    assert_eq!(active, 1);
+}
+
+#[test]
 fn an_outcome_that_never_comes_ends_not_done() {
     let w = World::new();
     let id = w.request("a", ProbeOutcome::Unknown).data.approval.id;
