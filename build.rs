@@ -9,6 +9,10 @@
 //! by `cargo test`, see `src/tools/schema.rs`) into a table of compact JSON strings the Worker
 //! embeds, so that schema derivation never runs, or ships, in the Worker.
 //!
+//! The card and the schema texts are the Worker's two large texts: it ships them as one brotli
+//! stream (`texts.br`, read by `src/embedded.rs`), which the runtime's brotli decoder unpacks once
+//! per isolate; natively they are embedded as they are (`texts.txt`).
+//!
 //! And it writes the table `src/case.rs` lower-cases text with, derived from the standard
 //! library's own `char::to_lowercase`.
 
@@ -62,11 +66,32 @@ fn main() {
         let _ = write!(hex, "{b:02x}");
     }
     let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR");
-    std::fs::write(Path::new(&out_dir).join("card.html"), &out).expect("writing card.html");
     println!("cargo:rustc-env=CARD_SHA256={hex}");
+    println!("cargo:rustc-env=CARD_LEN={}", out.len());
 
-    embed_schemas(&Path::new(&out_dir).join("schemas.rs"));
+    let schema_text = embed_schemas(&Path::new(&out_dir).join("schemas.rs"));
+    pack(&Path::new(&out_dir), &(out + &schema_text));
     lowercase_table(&Path::new(&out_dir).join("lowercase.rs"));
+}
+
+/// Writes `texts.txt` (the card, then the schema text) and `texts.br`, the same compressed at
+/// brotli's best (quality 11, a window holding all of it). Brotli, with its window and its
+/// dictionary of web text, takes about 5 KB more off these two than gzip takes off them inside
+/// the module (docs/scale.md, "Size"). The stream is checked to unpack to the text.
+fn pack(out_dir: &Path, text: &str) {
+    let params = brotli::enc::BrotliEncoderParams {
+        quality: 11,
+        lgwin: 24,
+        size_hint: text.len(),
+        ..Default::default()
+    };
+    let mut packed = Vec::new();
+    brotli::BrotliCompress(&mut text.as_bytes(), &mut packed, &params).expect("brotli");
+    let mut unpacked = Vec::new();
+    brotli::BrotliDecompress(&mut packed.as_slice(), &mut unpacked).expect("brotli unpacks");
+    assert!(unpacked == text.as_bytes(), "texts.br unpacks to the text");
+    std::fs::write(out_dir.join("texts.txt"), text).expect("writing texts.txt");
+    std::fs::write(out_dir.join("texts.br"), packed).expect("writing texts.br");
 }
 
 /// Writes `RUNS: &[(first, count, stride, delta)]` and `SPECIAL: &[(char, &str)]`, the Unicode
@@ -126,68 +151,17 @@ fn lowercase_table(out: &Path) {
     std::fs::write(out, text).expect("writing lowercase.rs");
 }
 
-/// The longest JSON subtrees (at least 80 bytes) that occur more than once across `texts`, at
-/// most 31, each replaced in the texts and in the fragments found before it by one byte below
-/// 0x20, which compact JSON never holds raw (a control character in a string is escaped): the
-/// fragments, and each text as it reads with them. The same output schema parts (an approval, a
-/// campaign) recur in many tools' schemas, mostly further apart than gzip's 32 KB window;
-/// written once, the module is about 0.6 KB smaller gzip (docs/scale.md, "Size").
-/// `schema::embedded` puts them back.
-fn fragments(texts: &[String]) -> (Vec<String>, std::collections::BTreeMap<String, String>) {
-    fn subtrees(v: &serde_json::Value, counts: &mut std::collections::BTreeMap<String, usize>) {
-        let children: Vec<&serde_json::Value> = match v {
-            serde_json::Value::Object(m) => m.values().collect(),
-            serde_json::Value::Array(a) => a.iter().collect(),
-            _ => return,
-        };
-        let text = v.to_string();
-        if text.len() >= 80 {
-            *counts.entry(text).or_default() += 1;
-        }
-        for child in children {
-            subtrees(child, counts);
-        }
-    }
-    let mut counts = std::collections::BTreeMap::new();
-    for t in texts {
-        subtrees(&serde_json::from_str(t).expect("a schema text is JSON"), &mut counts);
-    }
-    // Longest first (then by text, so that the build is deterministic).
-    let mut candidates: Vec<String> = counts.into_iter().filter(|(_, n)| *n > 1).map(|(t, _)| t).collect();
-    candidates.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-    let mut shortened: std::collections::BTreeMap<String, String> =
-        texts.iter().map(|t| (t.clone(), t.clone())).collect();
-    let mut fragments: Vec<String> = Vec::new();
-    for candidate in candidates {
-        if fragments.len() == 31 {
-            break;
-        }
-        let uses: usize =
-            shortened.values().chain(&fragments).map(|t| t.matches(candidate.as_str()).count()).sum();
-        if uses < 2 {
-            continue;
-        }
-        let marker = char::from(u8::try_from(fragments.len() + 1).expect("at most 31 fragments")).to_string();
-        for t in shortened.values_mut().chain(fragments.iter_mut()) {
-            *t = t.replace(candidate.as_str(), &marker);
-        }
-        fragments.push(candidate);
-    }
-    (fragments, shortened)
-}
-
-/// Writes `SCHEMA_TEXT`, the distinct schema texts of `src/tools/schemas.json` one after the
-/// other, and `SCHEMAS: &[(name, [input from, to, output from, to])]`, sorted by name, into it.
+/// Returns the schema text, the distinct schema texts of `src/tools/schemas.json` one after the
+/// other, and writes `SCHEMAS: &[(name, [input from, to, output from, to])]`, sorted by name, into
+/// it.
 /// A missing or unreadable file (a merge conflict, a new tool not yet generated) gives an empty
 /// or partial table and a warning rather than a failed build, because the file is regenerated
 /// by `UPDATE_SNAPSHOTS=1 cargo test`, which needs the crate to build;
 /// `tools::tests::embedded_schemas_are_current` fails until it is current, and the Worker leaves
 /// a tool without schemas out of `tools/list` rather than list it with a wrong contract.
 ///
-/// The texts are laid out sorted, each once: schemas alike sit together, within gzip's 32 KB
-/// window, where rustc scattered them by tool (about 1.2 KB smaller gzip for the module;
-/// docs/scale.md, "Size").
-fn embed_schemas(out: &Path) {
+/// The texts are laid out sorted, each once: schemas alike sit together (docs/scale.md, "Size").
+fn embed_schemas(out: &Path) -> String {
     let path = "src/tools/schemas.json";
     println!("cargo:rerun-if-changed={path}");
     let tools = std::fs::read_to_string(path)
@@ -210,30 +184,25 @@ fn embed_schemas(out: &Path) {
         tools.iter().flat_map(|(_, schemas)| [text(schemas, "input"), text(schemas, "output")]).collect();
     texts.sort();
     texts.dedup();
-    let (fragments, shortened) = fragments(&texts);
     let mut blob = String::new();
-    let mut place = |t: &str| {
-        blob.push_str(t);
-        (blob.len() - t.len(), blob.len())
-    };
-    let fragments: Vec<(usize, usize)> = fragments.iter().map(|f| place(f)).collect();
-    let mut sorted: Vec<&String> = shortened.values().collect();
-    sorted.sort();
-    sorted.dedup();
-    let at: std::collections::BTreeMap<&String, (usize, usize)> =
-        sorted.into_iter().map(|t| (t, place(t))).collect();
-    let mut rust = format!(
-        "/// The repeated fragments, then every distinct schema text, sorted; a byte below 0x20 \
-         stands for fragment `byte - 1`.\npub static SCHEMA_TEXT: &str = {blob:?};\n\
-         /// (from, to) of each fragment in `SCHEMA_TEXT`.\npub static FRAGMENTS: &[(u32, u32)] = &{fragments:?};\n\
-         /// (tool name, [input from, to, output from, to] in `SCHEMA_TEXT`), sorted by name.\n\
-         pub static SCHEMAS: &[(&str, [u32; 4])] = &[\n"
+    let at: std::collections::BTreeMap<&String, (usize, usize)> = texts
+        .iter()
+        .map(|t| {
+            blob.push_str(t);
+            (t, (blob.len() - t.len(), blob.len()))
+        })
+        .collect();
+    // The text itself goes into `texts`.
+    let mut rust = String::from(
+        "/// (tool name, [input from, to, output from, to] in the schema text), sorted by name.\n\
+         pub static SCHEMAS: &[(&str, [u32; 4])] = &[\n",
     );
     for (name, schemas) in tools {
-        let (a, b) = at[&shortened[&text(schemas, "input")]];
-        let (c, d) = at[&shortened[&text(schemas, "output")]];
+        let (a, b) = at[&text(schemas, "input")];
+        let (c, d) = at[&text(schemas, "output")];
         let _ = writeln!(rust, "    ({name:?}, [{a}, {b}, {c}, {d}]),");
     }
     rust.push_str("];\n");
     std::fs::write(out, rust).expect("writing schemas.rs");
+    blob
 }

@@ -2,9 +2,11 @@
 //! time from `card/` by `build.rs`, and the `ui://` resource that serves it.
 
 /// The card HTML, CSS and JS inlined.
-pub const HTML: &str = include_str!(concat!(env!("OUT_DIR"), "/card.html"));
+pub fn html() -> &'static str {
+    crate::embedded::card()
+}
 
-/// SHA-256 of [`HTML`], hex.
+/// SHA-256 of [`html`], hex.
 pub const SHA256: &str = env!("CARD_SHA256");
 
 const fn offset(digits: &str) -> usize {
@@ -21,15 +23,15 @@ const fn offset(digits: &str) -> usize {
 const CSS_RANGE: (usize, usize) = (offset(env!("CARD_CSS_START")), offset(env!("CARD_CSS_END")));
 const JS_RANGE: (usize, usize) = (offset(env!("CARD_JS_START")), offset(env!("CARD_JS_END")));
 
-/// The card's stylesheet, as inlined in [`HTML`]: the VibeSell web pages render with the card's
+/// The card's stylesheet, as inlined in [`html`]: the VibeSell web pages render with the card's
 /// own views (`src/webapp.rs`).
 pub fn style() -> &'static str {
-    &HTML[CSS_RANGE.0..CSS_RANGE.1]
+    html().get(CSS_RANGE.0..CSS_RANGE.1).unwrap_or_default()
 }
 
-/// The card's script, as inlined in [`HTML`] (see [`style`]).
+/// The card's script, as inlined in [`html`] (see [`style`]).
 pub fn script() -> &'static str {
-    &HTML[JS_RANGE.0..JS_RANGE.1]
+    html().get(JS_RANGE.0..JS_RANGE.1).unwrap_or_default()
 }
 
 /// The CSP source that allows [`style`] inline (`'sha256-…'`).
@@ -65,7 +67,7 @@ mod tests {
 
     #[test]
     fn the_uri_is_named_by_the_content_hash() {
-        assert_eq!(SHA256, crate::ids::sha256_hex(HTML.as_bytes()));
+        assert_eq!(SHA256, crate::ids::sha256_hex(html().as_bytes()));
         assert_eq!(resource_uri(), format!("ui://vibesell/card-{}", &SHA256[..12]));
         assert!(is_card_uri(resource_uri()));
         assert!(is_card_uri("ui://vibesell/card-2f87d8dc967b"));
@@ -81,8 +83,8 @@ mod tests {
         let csp = |text: &str| {
             format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(Sha256::digest(text)))
         };
-        assert!(HTML.contains(&format!("<style>\n{}\n</style>", style())));
-        assert!(HTML.contains(&format!("<script>\n{}\n</script>", script())));
+        assert!(html().contains(&format!("<style>\n{}\n</style>", style())));
+        assert!(html().contains(&format!("<script>\n{}\n</script>", script())));
         // build.rs ships the stylesheet and the script as `scripts/card-build.mjs` minified them.
         assert_eq!(style(), include_str!("../card/min/card.css").trim_end());
         assert_eq!(script(), include_str!("../card/min/card.js").trim_end());
@@ -94,8 +96,8 @@ mod tests {
 
     #[test]
     fn the_card_is_self_contained() {
-        assert!(HTML.starts_with("<!doctype html>"));
-        assert!(!HTML.contains("/*@card"));
+        assert!(html().starts_with("<!doctype html>"));
+        assert!(!html().contains("/*@card"));
         // No network: no external scripts, styles, fonts, images or requests.
         for external in [
             "<link",
@@ -108,7 +110,7 @@ mod tests {
             "src=\"http",
             "href=\"http",
         ] {
-            assert!(!HTML.contains(external), "card references {external}");
+            assert!(!html().contains(external), "card references {external}");
         }
     }
 
@@ -119,7 +121,7 @@ mod tests {
         for sink in
             ["innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"]
         {
-            assert!(!HTML.contains(sink), "card uses {sink}");
+            assert!(!html().contains(sink), "card uses {sink}");
         }
     }
 }

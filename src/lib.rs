@@ -15,6 +15,7 @@ pub mod config;
 pub mod dates;
 pub mod deliverability;
 pub mod emails;
+pub mod embedded;
 pub mod estimate;
 pub mod form;
 pub mod gzip;

@@ -92,7 +92,7 @@ pub fn resources_list(version: Version) -> Value {
         "name": CARD_NAME,
         "description": CARD_DESCRIPTION,
         "mimeType": card::MIME_TYPE,
-        "size": card::HTML.len(),
+        "size": card::html().len(),
     });
     if version.has_structured_content() {
         resource["title"] = Value::from("VibeSell card");
@@ -139,7 +139,7 @@ pub fn resource_read(uri: &str) -> Option<Value> {
     let contents = json!({
         "uri": uri,
         "mimeType": card::MIME_TYPE,
-        "text": card::HTML,
+        "text": card::html(),
         "_meta": { "ui": { "prefersBorder": true } },
     });
     Some(json!({ "contents": [contents] }))

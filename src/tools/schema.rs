@@ -40,35 +40,10 @@ mod table {
 pub fn embedded(name: &str) -> Option<Schemas> {
     let i = table::SCHEMAS.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
     let (_, [a, b, c, d]) = table::SCHEMAS[i];
-    let text = |from: u32, to: u32| table::SCHEMA_TEXT.get(from as usize..to as usize).map(expanded);
+    let text = |from: u32, to: u32| {
+        crate::embedded::schema_text().get(from as usize..to as usize).map(Cow::Borrowed)
+    };
     Some(Schemas { input: text(a, b)?, output: text(c, d)? })
-}
-
-/// A schema text of the table with its fragments put back: `build.rs` wrote each JSON subtree
-/// repeated across the schemas once, and a byte below 0x20 (never raw in compact JSON) where
-/// it stood. Read once per isolate for each tool (the cached `tools/list` and argument checks).
-#[cfg(any(test, target_arch = "wasm32"))]
-fn expanded(text: &'static str) -> Cow<'static, str> {
-    fn put_back(text: &str, out: &mut String) {
-        let mut rest = text;
-        while let Some(at) = rest.bytes().position(|b| b < 0x20) {
-            out.push_str(&rest[..at]);
-            let fragment = table::FRAGMENTS.get(usize::from(rest.as_bytes()[at]).wrapping_sub(1));
-            if let Some(fragment) =
-                fragment.and_then(|&(a, b)| table::SCHEMA_TEXT.get(a as usize..b as usize))
-            {
-                put_back(fragment, out);
-            }
-            rest = &rest[at + 1..];
-        }
-        out.push_str(rest);
-    }
-    if !text.bytes().any(|b| b < 0x20) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() * 2);
-    put_back(text, &mut out);
-    Cow::Owned(out)
 }
 
 /// The names in the embedded table, in its order.

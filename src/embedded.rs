@@ -1,0 +1,43 @@
+//! The Worker's two large texts, the card (`card::html`) and the tools' schema text
+//! (`tools::schema`), as `build.rs` packs them: one brotli stream in the module, which the
+//! runtime's own brotli decoder (`node:zlib`, `edge::unpack`) turns back into text once per
+//! isolate, on first use (the start's rehearsal lists the tools). Brotli takes about 5 KB more
+//! off them than the module's gzip did (docs/scale.md, "Size"), and no decoder ships in the wasm.
+//! Natively they are embedded as text.
+
+/// The card's length in bytes: it comes first, the schema text after it.
+const CARD_LEN: usize = {
+    let digits = env!("CARD_LEN").as_bytes();
+    let mut i = 0;
+    let mut n = 0;
+    while i < digits.len() {
+        n = n * 10 + (digits[i] - b'0') as usize;
+        i += 1;
+    }
+    n
+};
+
+#[cfg(target_arch = "wasm32")]
+fn all() -> &'static str {
+    static PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/texts.br"));
+    thread_local! {
+        // Kept for the isolate's life, as a static text would be.
+        static ALL: &'static str = Box::leak(crate::edge::unpack(PACKED).into_boxed_str());
+    }
+    ALL.with(|all| *all)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn all() -> &'static str {
+    include_str!(concat!(env!("OUT_DIR"), "/texts.txt"))
+}
+
+/// The card document (`card::html`).
+pub fn card() -> &'static str {
+    all().get(..CARD_LEN).unwrap_or_default()
+}
+
+/// The schema text (`tools::schema`).
+pub fn schema_text() -> &'static str {
+    all().get(CARD_LEN..).unwrap_or_default()
+}
