@@ -466,27 +466,27 @@ fn a_fresh_own_brand_mailbox_is_not_ready_before_its_warm_up() {
     assert_eq!(boxes[0].status, setup::MailboxStatus::SetUp, "set up on a 3-day-old domain, not warmed");
 }
 
-#[test]
-fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals() {
-    use crate::sending::platform::CampaignSpec;
-    use crate::workspace::campaigns::{self as store, Plan, State};
-    const LEADS: usize = 12_000;
-    // One bounce, at lead 11,500: past the 50 pages one sync reads.
-    let fake = Fake::new(|req, _| {
+/// Leads in [`long_campaign`]; one bounced, at lead 11,500: past the 50 pages one sync reads.
+const LONG: usize = 12_000;
+
+/// Instantly's campaign `c-1` of [`LONG`] leads, one of them bounced, whose analytics count
+/// `bounced` bounces.
+fn long_campaign(bounced: u32) -> Fake {
+    Fake::new(move |req, _| {
         let p = path(req);
         match p.as_str() {
             "GET /api/v2/campaigns/c-1" => json_response(200, json!({ "id": "c-1", "status": 1 })),
             p if p.starts_with("GET /api/v2/campaigns/analytics?") => json_response(
                 200,
-                json!([{ "leads_count": LEADS, "contacted_count": 3000, "emails_sent_count": 3000,
-                         "bounced_count": 1, "unsubscribed_count": 0 }]),
+                json!([{ "leads_count": LONG, "contacted_count": 3000, "emails_sent_count": 3000,
+                         "bounced_count": bounced, "unsubscribed_count": 0 }]),
             ),
             p if p.starts_with("GET /api/v2/emails?") => json_response(200, json!({ "items": [] })),
             "POST /api/v2/block-lists-entries" => json_response(200, json!({})),
             "POST /api/v2/leads/list" => {
                 let b = body(req);
                 let from = b["starting_after"].as_str().map_or(0, |id| id[1..].parse::<usize>().unwrap() + 1);
-                let to = (from + 100).min(LEADS);
+                let to = (from + 100).min(LONG);
                 let items: Vec<Value> = (from..to)
                     .map(|n| {
                         json!({ "id": format!("l{n}"), "email": format!("p{n}@x.example"), "campaign": "c-1",
@@ -495,15 +495,21 @@ fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals(
                     .collect();
                 json_response(
                     200,
-                    json!({ "items": items, "next_starting_after": (to < LEADS).then(|| format!("l{}", to - 1)) }),
+                    json!({ "items": items, "next_starting_after": (to < LONG).then(|| format!("l{}", to - 1)) }),
                 )
             }
             other => panic!("unexpected {other}"),
         }
-    });
+    })
+}
+
+/// A workspace whose campaign `cmp_1` sends as Instantly's `c-1`, with three prospects who
+/// opted out by reply: outcomes the platform's totals do not count.
+fn with_long_campaign() -> MemoryDb {
+    use crate::sending::platform::CampaignSpec;
+    use crate::workspace::campaigns::{self as store, Plan, State};
     let db = MemoryDb::new();
     crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
-    let config = crate::testing::test_config();
     let spec = CampaignSpec {
         name: "Ledgerly · cmp_1".into(),
         timezone: "Europe/London".into(),
@@ -518,7 +524,6 @@ fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals(
     };
     let plan = Plan { spec, sequence_version: 1 };
     let mut stmts = vec![store::create_stmt("cmp_1", "Ledgerly", &plan, NOW_MS, NOW_MS).unwrap()];
-    // Three prospects opted out by reply: outcomes the platform's totals do not count.
     for n in 0..3 {
         stmts.push(Stmt::new(
             "INSERT INTO campaign_leads (campaign_id, lead_id, email, outcome, added_at) \
@@ -529,14 +534,26 @@ fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals(
     stmts.push(store::staged_stmt("cmp_1", "c-1", &plan, NOW_MS).unwrap());
     stmts.push(store::state_stmt("cmp_1", State::Active, None, NOW_MS, NOW_MS));
     db.batch(stmts).unwrap();
+    db
+}
+
+/// One sync of the workspace's campaigns at `now`.
+fn sync_at(db: &MemoryDb, fake: &Fake, now: i64) {
+    let config = crate::testing::test_config();
     let i = Instantly::new(
         &InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) },
-        &db,
-        &fake,
-        NOW_MS,
+        db,
+        fake,
+        now,
     );
+    block_on(crate::workspace::campaigns::sync_campaigns(db, &config, &i, false)).unwrap();
+}
+
+#[test]
+fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals() {
+    let (fake, db) = (long_campaign(1), with_long_campaign());
     for _ in 0..4 {
-        block_on(store::sync_campaigns(&db, &config, &i, false)).unwrap();
+        sync_at(&db, &fake, NOW_MS);
     }
     assert!(
         crate::workspace::suppression::is_suppressed(&db, "p11500@x.example").unwrap(),
@@ -545,4 +562,22 @@ fn a_late_bounce_is_read_even_when_reply_opt_outs_outnumber_the_platform_totals(
     );
     // One whole read of the list, then none: the totals are accounted for.
     assert_eq!(fake.count("POST /api/v2/leads/list"), 120);
+}
+
+#[test]
+fn outcomes_the_list_does_not_show_are_looked_for_again_only_hours_later() {
+    // Five bounces counted, one in the list (the other leads were deleted at Instantly): with
+    // the three reply opt-outs, the totals stay ahead of what any read finds (audit finding:
+    // every sync read all 12,000 leads again).
+    let (fake, db) = (long_campaign(5), with_long_campaign());
+    for minutes in 0..10 {
+        sync_at(&db, &fake, NOW_MS + minutes * 60_000);
+    }
+    assert!(crate::workspace::suppression::is_suppressed(&db, "p11500@x.example").unwrap());
+    assert_eq!(fake.count("POST /api/v2/leads/list"), 120, "one whole read in ten syncs");
+    // Six hours after that read reached the end, one more.
+    for minutes in 0..10 {
+        sync_at(&db, &fake, NOW_MS + 6 * 3_600_000 + minutes * 60_000);
+    }
+    assert_eq!(fake.count("POST /api/v2/leads/list"), 240);
 }

@@ -33,6 +33,9 @@ pub const BOUNCE_MIN_SENT: u32 = 50;
 /// Replies keep arriving after the last email; completed or paused campaigns are followed this
 /// long after their last activity.
 const FOLLOW_AFTER_MS: i64 = 14 * 86_400_000;
+/// How long after a read of a campaign's leads that reached the end they are read again only
+/// because the platform counts more bounces and unsubscribes than that read found.
+const OUTCOMES_RECHECK_MS: i64 = 6 * 3_600_000;
 /// Longest reply body kept.
 const MAX_BODY: usize = 8_000;
 
@@ -165,6 +168,8 @@ pub struct Campaign {
     pub bounce_base: (u32, u32),
     /// Where the platform's list of bounced and unsubscribed leads is read on from.
     pub outcomes_after: Option<String>,
+    /// When a read of that list last reached its end (platform time).
+    pub outcomes_read_at: Option<i64>,
     /// When it last changed state (platform time).
     pub state_at: i64,
     /// Last change (ms).
@@ -191,6 +196,7 @@ struct Row {
     base_sent: u32,
     base_bounced: u32,
     outcomes_after: Option<String>,
+    outcomes_read_at: Option<i64>,
     state_at: i64,
     updated_at: i64,
 }
@@ -216,6 +222,7 @@ fn decode(rows: Vec<Row>) -> Result<Vec<Campaign>, StoreError> {
                 bounce_alert_at: r.bounce_alert_at,
                 bounce_base: (r.base_sent, r.base_bounced),
                 outcomes_after: r.outcomes_after,
+                outcomes_read_at: r.outcomes_read_at,
                 state_at: r.state_at,
                 updated_at: r.updated_at,
             })
@@ -228,7 +235,7 @@ pub fn all(db: &dyn Db) -> Result<Vec<Campaign>, StoreError> {
     decode(db.rows(
         "SELECT id, name, status, platform_id, doc, leads, created_at, launched_at, paused_at, paused_by, \
          pause_reason, stats, synced_at, replies_since, bounce_alert_at, base_sent, base_bounced, outcomes_after, \
-         state_at, updated_at FROM campaigns ORDER BY created_at DESC, id",
+         outcomes_read_at, state_at, updated_at FROM campaigns ORDER BY created_at DESC, id",
         vec![],
     )?)
 }
@@ -800,16 +807,22 @@ async fn sync_one<P: SendingPlatform>(
         .unwrap_or(0);
     // A read that stopped part-way (more pages than one sync reads) goes on until it has seen
     // every lead: the totals alone may not call for it again (audit finding: reply opt-outs,
-    // which the platform does not count, made up for a bounce past the first pages).
+    // which the platform does not count, made up for a bounce past the first pages). Outcomes
+    // the platform counts but its list does not show (leads deleted there, statuses not written
+    // yet) are looked for again only a while after the last read that reached the end, rather
+    // than by reading every lead at every sync.
+    let missing = i64::from(report.totals.bounced + report.totals.unsubscribed) > known_outcomes
+        && c.outcomes_read_at.is_none_or(|read| at - read >= OUTCOMES_RECHECK_MS);
     if c.outcomes_after.is_some()
-        || i64::from(report.totals.bounced + report.totals.unsubscribed) > known_outcomes
+        || missing
         || report.totals.bounced != c.stats.bounced
         || report.totals.unsubscribed != c.stats.unsubscribed_link
     {
         let page = platform.outcomes(pid, c.outcomes_after.as_deref()).await?;
+        let read_to_end = page.next.is_none().then_some(at);
         stmts.push(Stmt::new(
-            "UPDATE campaigns SET outcomes_after = ? WHERE id = ?",
-            vec![page.next.into(), c.id.clone().into()],
+            "UPDATE campaigns SET outcomes_after = ?, outcomes_read_at = COALESCE(?, outcomes_read_at) WHERE id = ?",
+            vec![page.next.into(), read_to_end.into(), c.id.clone().into()],
         ));
         for (email, outcome) in page.items {
             let (reason, name, source) = match outcome {

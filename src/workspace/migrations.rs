@@ -214,6 +214,13 @@ pub const ALL: &[Migration] = &[
             "ALTER TABLE campaigns ADD COLUMN outcomes_after TEXT",
         ],
     },
+    Migration {
+        name: "0013_outcomes_read_at",
+        statements: &[
+            // When a read of those leads last reached the end (`campaigns::sync_one`).
+            "ALTER TABLE campaigns ADD COLUMN outcomes_read_at INTEGER",
+        ],
+    },
 ];
 
 #[derive(serde::Deserialize)]
