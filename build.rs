@@ -70,7 +70,7 @@ fn main() {
     println!("cargo:rustc-env=CARD_LEN={}", out.len());
 
     let schema_text = embed_schemas(&Path::new(&out_dir).join("schemas.rs"));
-    pack(&Path::new(&out_dir), &(out + &schema_text));
+    pack(Path::new(&out_dir), &(out + &schema_text));
     lowercase_table(&Path::new(&out_dir).join("lowercase.rs"));
 }
 
