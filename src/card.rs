@@ -9,7 +9,8 @@ pub fn html() -> &'static str {
 /// SHA-256 of [`html`], hex.
 pub const SHA256: &str = env!("CARD_SHA256");
 
-const fn offset(digits: &str) -> usize {
+/// A decimal number that `build.rs` exported, at compile time.
+pub(crate) const fn offset(digits: &str) -> usize {
     let bytes = digits.as_bytes();
     let mut i = 0;
     let mut n = 0;

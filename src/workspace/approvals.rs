@@ -130,7 +130,7 @@ pub trait Action: Sync + 'static {
     const NAME: &'static str;
     /// How long the approval waits for the user.
     const TTL_MS: i64 = DEFAULT_TTL_MS;
-    /// The plan limit a gauge of which the execution fills (an active campaign, mailboxes).
+    /// The plan limit whose gauge the execution fills (active campaigns, mailboxes).
     /// Executions filling the same one run one at a time in a workspace: each checks the limit
     /// before its provider call and counts itself after it, so two at once could both pass it.
     const LIMIT: Option<Limit> = None;
@@ -895,11 +895,12 @@ async fn wait_for_outcome(svc: &Services<'_>, id: &str) -> Result<Record, StoreE
 }
 
 thread_local! {
-    /// The approvals an execution in this isolate is carrying out. A workspace is one Durable
-    /// Object instance, so this sees every execution of its approvals: the watchdog firing while
-    /// the decision's own execution still waits for a provider (a minute of an import's rate
-    /// limits, of a Stripe change's retries) finds it here and leaves it to that one (audit
-    /// finding: the import paid for the same people twice; a second plan change met Stripe's 409).
+    /// The approvals an execution in this isolate is carrying out, and the limits' lanes they
+    /// hold (`limit:<name>`, see `execute_claimed`). A workspace is one Durable Object instance,
+    /// so this sees every execution of its approvals: the watchdog firing while the decision's
+    /// own execution still waits for a provider (a minute of an import's rate limits, of a Stripe
+    /// change's retries) finds it here and leaves it to that one (audit finding: the import paid
+    /// for the same people twice; a second plan change met Stripe's 409).
     static EXECUTING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
