@@ -20,6 +20,7 @@ use crate::plans::Plan;
 use crate::store::{Stmt, StoreError, from_document, to_document};
 use crate::tools::registry::LocalBoxFuture;
 use crate::workspace::Services;
+use crate::workspace::schedule::{self, Job, JobCx, JobError};
 
 /// A sandbox billing period.
 const PERIOD_MS: i64 = 30 * 86_400_000;
@@ -27,6 +28,9 @@ const PERIOD_MS: i64 = 30 * 86_400_000;
 const CHECKOUT_TTL_MS: i64 = 86_400_000;
 /// How long a portal page stays open.
 const PORTAL_TTL_MS: i64 = 3_600_000;
+/// How long a subscription whose renewal was declined stays `past_due` before it ends, as
+/// Stripe's retries of the charge would run.
+const RETRY_WINDOW_MS: i64 = 14 * 86_400_000;
 
 /// Test card numbers and what they do.
 pub const CARD_OK: &str = "4242424242424242";
@@ -448,6 +452,7 @@ fn subscribe(
             "UPDATE sandbox_billing_sessions SET status = 'complete', customer = ?, completed_at = ? WHERE id = ?",
             vec![customer.clone().into(), now.into(), session_id.into()],
         ),
+        schedule::at::<SandboxRenewal>(&subscription.id, now + PERIOD_MS),
     ])?;
     let event = |kind| BillingEvent {
         id: random_id("evt_sandbox_"),
@@ -465,6 +470,95 @@ fn subscribe(
         event(EventKind::SubscriptionChanged { subscription, deleted: false }),
         event(EventKind::InvoicePaid { invoice }),
     ])
+}
+
+/// Renews a sandbox subscription at the end of its period, as Stripe does: the card is charged
+/// and a new period starts (`invoice.paid`, the subscription changed). A card that declines later
+/// charges leaves it `past_due`, and it ends once Stripe's retries would have run out. Our side
+/// changes only through those events, as with Stripe's webhooks (audit finding: sandbox
+/// subscriptions never renewed, and their renewal date went by).
+pub struct SandboxRenewal;
+
+impl Job for SandboxRenewal {
+    const NAME: &'static str = "sandbox_renewal";
+
+    async fn run(&self, cx: &JobCx<'_>, id: &str) -> Result<(), JobError> {
+        let now = cx.now_ms;
+        let Some(workspace) = crate::workspace::workspace_id(cx.db)? else { return Ok(()) };
+        let Some(sub) = cx.db.row::<SubRow>(
+            "SELECT id, customer, item, plan, status, period_start, period_end FROM sandbox_billing_subscriptions \
+             WHERE id = ?",
+            vec![id.into()],
+        )?
+        else {
+            return Ok(());
+        };
+        let declines = cx
+            .db
+            .query(Stmt::new(
+                "SELECT declines_charges FROM sandbox_billing_customers WHERE id = ?",
+                vec![sub.customer.clone().into()],
+            ))?
+            .scalar_i64()
+            .is_some_and(|d| d != 0);
+        let event = |kind| BillingEvent {
+            id: random_id("evt_sandbox_"),
+            created_ms: now,
+            workspace: workspace.clone(),
+            kind,
+        };
+        let (status, start, end, next, invoice) = match sub.status.as_str() {
+            // Early (the period changed since it was scheduled): at the period's end.
+            "active" | "past_due" if now < sub.period_end => {
+                cx.db.batch(vec![schedule::at::<SandboxRenewal>(id, sub.period_end)])?;
+                return Ok(());
+            }
+            "active" if declines => {
+                ("past_due", sub.period_start, sub.period_end, Some(sub.period_end + RETRY_WINDOW_MS), None)
+            }
+            "active" => {
+                let Some(plan) = cx.config.plans.find(&sub.plan) else { return Ok(()) };
+                // Every period that went by, as one charge of the current one (the sandbox
+                // bills nothing for time its alarm did not run).
+                let (mut start, mut end) = (sub.period_start, sub.period_end);
+                while end <= now {
+                    (start, end) = (end, end + PERIOD_MS);
+                }
+                let invoice = Invoice {
+                    id: random_id("in_sandbox_"),
+                    amount: plan.price_monthly,
+                    currency: cx.config.plans.currency.clone(),
+                    description: format!("{} plan, renewal", plan.name),
+                    created_at: now,
+                };
+                ("active", start, end, Some(end), Some(invoice))
+            }
+            "past_due" if now >= sub.period_end + RETRY_WINDOW_MS => {
+                ("canceled", sub.period_start, sub.period_end, None, None)
+            }
+            "past_due" => {
+                cx.db.batch(vec![schedule::at::<SandboxRenewal>(id, sub.period_end + RETRY_WINDOW_MS)])?;
+                return Ok(());
+            }
+            _ => return Ok(()),
+        };
+        let mut stmts = vec![Stmt::new(
+            "UPDATE sandbox_billing_subscriptions SET status = ?, period_start = ?, period_end = ? WHERE id = ?",
+            vec![status.into(), start.into(), end.into(), id.into()],
+        )];
+        stmts.extend(next.map(|at| schedule::at::<SandboxRenewal>(id, at)));
+        cx.db.batch(stmts)?;
+        let mut subscription = to_subscription(sub);
+        (subscription.status, subscription.period_start, subscription.period_end) =
+            (status.to_owned(), Some(start), Some(end));
+        let mut events =
+            vec![event(EventKind::SubscriptionChanged { subscription, deleted: status == "canceled" })];
+        events.extend(invoice.map(|invoice| event(EventKind::InvoicePaid { invoice })));
+        for e in &events {
+            crate::workspace::billing::apply_event(cx.db, cx.config, now, e)?;
+        }
+        Ok(())
+    }
 }
 
 /// Cancels, from portal session `id`, the customer's subscription at once. Returns the event to

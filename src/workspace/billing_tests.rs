@@ -205,6 +205,40 @@ fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
     );
 }
 
+#[test]
+fn sandbox_subscriptions_renew_and_end_when_the_card_declines() {
+    const DAY: i64 = 24 * HOUR;
+    let alarm = |w: &World, now: i64| {
+        let svc = Services { db: &w.db, config: &w.config, outbound: &NoNetwork, now_ms: now };
+        block_on(workspace::on_alarm(&svc, &workspace::Opened::default())).unwrap();
+    };
+    let current = |w: &World, now: i64| w.ok("get_plans_and_billing", json!({}), now)["current"].clone();
+    let w = World::new();
+    w.subscribe("starter", CARD_OK);
+    assert_eq!(current(&w, NOW_MS)["renewsAt"], NOW_MS + 30 * DAY);
+    // At the period's end: charged again, and a new period (audit finding: the renewal date went
+    // by and nothing happened).
+    alarm(&w, NOW_MS + 30 * DAY + 1);
+    let renewed = current(&w, NOW_MS + 31 * DAY);
+    assert_eq!((renewed["id"].clone(), renewed["status"].clone()), (json!("starter"), json!("active")));
+    assert_eq!(renewed["renewsAt"], NOW_MS + 60 * DAY);
+    let paid = invoices(&w.db, 10).unwrap();
+    assert_eq!(paid.len(), 2);
+    assert_eq!((paid[0].amount, paid[0].description.as_str()), (4900, "Starter plan, renewal"));
+
+    // A card that declines later charges: past due at the renewal, still on the plan while the
+    // charge is retried, then back on Free.
+    let w = World::new();
+    w.subscribe("starter", CARD_DECLINES_LATER);
+    alarm(&w, NOW_MS + 30 * DAY + 1);
+    let due = current(&w, NOW_MS + 31 * DAY);
+    assert_eq!((due["id"].clone(), due["status"].clone()), (json!("starter"), json!("past_due")));
+    assert_eq!(invoices(&w.db, 10).unwrap().len(), 1, "nothing charged");
+    alarm(&w, NOW_MS + 44 * DAY + 1);
+    let ended = current(&w, NOW_MS + 45 * DAY);
+    assert_eq!((ended["id"].clone(), ended["paying"].clone()), (json!("free"), json!(false)));
+}
+
 /// Two upgrades asked from Starter, to Growth and to Scale: once Scale is approved, approving
 /// the Growth one must not move the workspace down (an audit found it did, through an approval
 /// that said "from Starter").

@@ -85,6 +85,8 @@ pub const JOBS: &[&dyn DynJob] = &[
     &super::support::ForwardSupport,
     // sending
     &super::sending::SyncSending,
+    // billing
+    &crate::providers::sandbox_billing::SandboxRenewal,
 ];
 
 /// The job named `name`, if it exists.
