@@ -896,16 +896,17 @@ async fn wait_for_outcome(svc: &Services<'_>, id: &str) -> Result<Record, StoreE
 
 thread_local! {
     /// The approvals an execution in this isolate is carrying out, and the limits' lanes they
-    /// hold (`limit:<name>`, see `execute_claimed`). A workspace is one Durable Object instance,
-    /// so this sees every execution of its approvals: the watchdog firing while the decision's
-    /// own execution still waits for a provider (a minute of an import's rate limits, of a Stripe
-    /// change's retries) finds it here and leaves it to that one (audit finding: the import paid
-    /// for the same people twice; a second plan change met Stripe's 409).
+    /// hold (`limit:<workspace>:<name>`, see `execute_claimed`). A workspace is one Durable Object
+    /// instance, which lives in one isolate (with others, maybe), so this sees every execution of
+    /// its approvals: the watchdog firing while the decision's own execution still waits for a
+    /// provider (a minute of an import's rate limits, of a Stripe change's retries) finds it here
+    /// and leaves it to that one (audit finding: the import paid for the same people twice; a
+    /// second plan change met Stripe's 409).
     static EXECUTING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// An approval (or a limit's lane, `limit:<name>`) claimed by one execution until it is
-/// dropped, also when its future is.
+/// An approval (or a limit's lane in a workspace) claimed by one execution until it is dropped,
+/// also when its future is.
 struct Claim(String);
 
 impl Claim {
@@ -945,16 +946,19 @@ async fn execute_claimed(svc: &Services<'_>, record: &Record) -> Result<(), Exec
         return Err(ExecError::Progress("still being carried out".into()));
     };
     let action = find_action(&record.action);
-    // The lane of the limit it fills, held until its writes are in (audit finding: two launches
-    // approved at once both passed a plan's one active campaign). The second goes on a second
-    // later, and checks the limit with the first one counted.
+    let workspace = super::workspace_id(svc.db)?.unwrap_or_default();
+    // The lane of the limit it fills in this workspace, held until its writes are in (audit
+    // finding: two launches approved at once both passed a plan's one active campaign). The
+    // second goes on a second later, and checks the limit with the first one counted. The
+    // workspace is in the key: an isolate may hold other workspaces' objects too.
     let _lane = match action.and_then(|a| a.limit()) {
-        Some(limit) => Some(Claim::take(&format!("limit:{}", limit.as_str())).ok_or_else(|| {
-            ExecError::Progress(format!("waiting for another execution filling {}", limit.as_str()))
-        })?),
+        Some(limit) => {
+            Some(Claim::take(&format!("limit:{workspace}:{}", limit.as_str())).ok_or_else(|| {
+                ExecError::Progress(format!("waiting for another execution filling {}", limit.as_str()))
+            })?)
+        }
         None => None,
     };
-    let workspace = super::workspace_id(svc.db)?.unwrap_or_default();
     let cx = ExecCx {
         db: svc.db,
         config: svc.config,

@@ -20,8 +20,18 @@ struct World {
 
 impl World {
     fn new() -> World {
-        let world =
-            World { db: MemoryDb::new(), config: test_config(), principal: principal(ScopeSet::FULL, true) };
+        World::of("ws_1")
+    }
+
+    /// A workspace with the id `workspace`, on plans that each allow one active campaign (which
+    /// `Fill` fills).
+    fn of(workspace: &str) -> World {
+        let mut principal = principal(ScopeSet::FULL, true);
+        principal.workspace = workspace.into();
+        let mut world = World { db: MemoryDb::new(), config: test_config(), principal };
+        for plan in &mut world.config.plans.plans {
+            plan.limits.active_campaigns = 1;
+        }
         workspace::open(&world.db, &world.principal, NOW_MS).unwrap();
         world
     }
@@ -279,16 +289,14 @@ fn the_watchdog_leaves_an_execution_still_under_way_to_it() {
 #[test]
 fn executions_filling_the_same_limit_run_one_at_a_time() {
     use std::task::{Context, Waker};
-    let mut w = World::new();
-    for plan in &mut w.config.plans.plans {
-        plan.limits.active_campaigns = 1;
-    }
-    let ask = |label: &str| {
+    // Every plan allows one active campaign here.
+    let w = World::new();
+    let ask = |w: &World, label: &str| {
         let args = ProbeArgs { label: label.into(), outcome: ProbeOutcome::Ok };
         block_on(request(&w.cx(NOW_MS), &crate::testing::Fill, args)).unwrap().data.approval.id
     };
-    // Both asked while no campaign is active, on a plan that allows one.
-    let (a, b) = (ask("a"), ask("b"));
+    // Both asked while no campaign is active.
+    let (a, b) = (ask(&w, "a"), ask(&w, "b"));
     let actor = Actor { subject: "user_1", client: "client_1" };
     let svc = w.svc(NOW_MS);
     let mut first = std::pin::pin!(decide(&svc, actor, &a, Decision::Approve));
@@ -302,6 +310,11 @@ fn executions_filling_the_same_limit_run_one_at_a_time() {
         Some(NOW_MS + PROGRESS_STEP_MS),
         "it looks again a second later"
     );
+    // Another workspace's object in the same isolate goes ahead meanwhile (review finding: the
+    // lane was the isolate's, not the workspace's).
+    let other = World::of("ws_2");
+    let c = ask(&other, "c");
+    assert_eq!(other.decide(&c, Decision::Approve, NOW_MS).unwrap().record.state, State::Done);
     assert_eq!(block_on(first).unwrap().unwrap().record.state, State::Done);
     w.alarm(NOW_MS + PROGRESS_STEP_MS);
     let b = load(&w.db, &b).unwrap().unwrap();
