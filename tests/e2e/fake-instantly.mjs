@@ -6,9 +6,10 @@
 // `GET /emails` limited to 20 requests a minute (429 with Retry-After).
 //
 // Tests steer it: `state.script` queues scripted answers for a method and path (an error, a 429,
-// or `commitThen500` to record an order and then fail, as a lost response would), and helpers
-// complete the setup, age the warm-up, set the analytics, lead statuses and received emails.
-// Everything is recorded in `state.requests`.
+// or `commitThen500` to record an order and then fail, as a lost response would), `hold` keeps
+// the next request to a path waiting until the test releases it, and helpers complete the setup,
+// age the warm-up, set the analytics, lead statuses and received emails. Everything is recorded
+// in `state.requests`, a held request as it comes in.
 import { createServer } from "node:http";
 
 const PRICE_DOMAIN = 12.5; // per year
@@ -31,7 +32,7 @@ const ACCOUNT_FIELDS = new Set([
 export function fakeInstantly(KEY) {
   const state = {
     requests: [],
-    script: [], // { method, path, status, body, headers, commitThen500 }
+    script: [], // { method, path, when, status, body, headers, commitThen500, held }
     orders: [], // { domain, order_type, timestamp_created, key }
     realOrderPosts: 0,
     accounts: new Map(),
@@ -293,7 +294,7 @@ export function fakeInstantly(KEY) {
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c) => (raw += c));
-    req.on("end", () => {
+    req.on("end", async () => {
       const url = new URL(req.url, "http://fake");
       const record = { method: req.method, path: url.pathname, query: url.searchParams, headers: req.headers, raw, at: Date.now() };
       state.requests.push(record);
@@ -318,6 +319,12 @@ export function fakeInstantly(KEY) {
       const i = state.script.findIndex((s) => s.method === req.method && s.path === url.pathname && (s.when ? s.when(body) : true));
       if (i >= 0) {
         const s = state.script.splice(i, 1)[0];
+        if (s.held) {
+          // Answered only once the test releases it, with the answer it would have had then.
+          s.held.arrive();
+          await s.held.released;
+          return route(req, url, body, send);
+        }
         if (s.commitThen500) {
           // The platform acts, but the answer is lost on the way back.
           route(req, url, body, () => {});
@@ -332,6 +339,18 @@ export function fakeInstantly(KEY) {
   return {
     server,
     state,
+    /**
+     * Holds the next `method` request to `path` (a scripted entry, found like the others) until
+     * `release()`: `arrived` resolves once it came in. Its answer is the one it would have had
+     * when released.
+     */
+    hold(method, path) {
+      const h = { method, path };
+      h.arrived = new Promise((r) => (h.arrive = r));
+      h.released = new Promise((r) => (h.release = r));
+      state.script.push({ method, path, held: h });
+      return h;
+    },
     completeSetup() {
       for (const a of state.accounts.values()) a.setup_pending = false;
     },

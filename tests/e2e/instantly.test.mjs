@@ -4,7 +4,9 @@
 // once, never twice), rate limits and server errors retried, accounts and warm-up, a campaign
 // created as a closed-body draft with its leads, launched, its replies, bounces and
 // unsubscribes followed (suppressed and mirrored to the blocklist), the bounce-threshold
-// pause, and a stopped campaign still followed for its late replies and bounces.
+// pause, a stopped campaign still followed for its late replies and bounces, and a launch and a
+// resume approved at the same moment on a plan of one active campaign: the second waits for the
+// first's activation, then finds the place taken.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect } from "./harness.mjs";
@@ -13,11 +15,13 @@ import { fakeApollo } from "./fake-apollo.mjs";
 
 const KEY = "instantly-test-key";
 const APOLLO_KEY = "apollo-test-key";
-// Plans are configuration: here the free plan carries enough to test sending without Stripe.
+// Plans are configuration: here the free plan carries enough to test sending without Stripe
+// (live providers bill through Stripe, not the sandbox's checkout page), and one active campaign,
+// as the Starter plan does, which two approvals filling it at once must not pass.
 const PLANS = {
   currency: "usd",
   defaultPlan: "free",
-  plans: [{ id: "free", name: "Free", description: "Test", priceMonthly: 0, limits: { leadsPerMonth: 1000, mailboxes: 10, activeCampaigns: 2 } }],
+  plans: [{ id: "free", name: "Free", description: "Test", priceMonthly: 0, limits: { leadsPerMonth: 1000, mailboxes: 10, activeCampaigns: 1 } }],
 };
 
 let instantly;
@@ -55,6 +59,26 @@ async function answer(client, choice, text) {
   return ok(client, choice.tool, { ...choice.arguments, answers: [...choice.answers, { card: choice.card, answer: text }] });
 }
 const sent = (method, path) => instantly.state.requests.filter((r) => r.method === method && r.path === path);
+const activations = () => instantly.state.requests.filter((r) => r.method === "POST" && /^\/api\/v2\/campaigns\/[^/]+\/activate$/.test(r.path));
+/** The workspace object's alarms that ran `job`, as logged. */
+const alarmsThatRan = (job) =>
+  worker.logs
+    .map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        return null;
+      }
+    })
+    .filter((l) => l?.event === "alarm" && l.ran?.includes(job));
+/** Waits until approval `id` is no longer open (decided and carried out), for up to 15 s. */
+async function settled(client, id) {
+  const deadline = Date.now() + 15_000;
+  while ((await ok(client, "list_pending_approvals")).approvals.some((a) => a.id === id)) {
+    assert.ok(Date.now() < deadline, `${id} still open`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
 
 let client;
 let senders;
@@ -309,8 +333,75 @@ test("a stopped campaign is still followed: a reply and a bounce that come in af
   assert.equal(instantly.campaign().status, 2, "and nothing is sent");
 });
 
+test("a launch and a resume approved at the same moment: the second waits for the first, then finds the plan's one active campaign taken", async () => {
+  // The campaign stopped above is paused; a second one, of newly imported leads, is staged as a
+  // draft. Both approvals are asked while no campaign is active, so each passes the plan's one
+  // active campaign when proposed; only their executions can tell them apart.
+  const paused = await ok(client, "get_campaign");
+  assert.deepEqual([paused.status, paused.pausedBy], ["paused", "user"]);
+  const pausedThere = instantly.campaign(); // each campaign as Instantly has it
+  const imp = await ok(client, "import_leads", { max_leads: 10 });
+  assert.equal((await ok(client, "decide_approval", { id: imp.id, decision: "approve" })).status, "done");
+  const draft = await ok(client, "stage_campaign");
+  assert.notEqual(draft.id, paused.id);
+  assert.equal(draft.status, "draft");
+  const draftThere = instantly.campaign();
+  assert.notEqual(draftThere.id, pausedThere.id);
+  const launch = await ok(client, "launch_campaign", { campaign_id: draft.id });
+  const resume = await ok(client, "resume_campaign", { campaign_id: paused.id });
+  assert.equal((await ok(client, "get_plans_and_billing")).usage.activeCampaigns, 0);
+
+  // The launch's activation is held at Instantly: the launch has checked the limit and not yet
+  // counted itself (it does once its provider answers) when the resume is approved.
+  const activated = activations().length;
+  const held = instantly.hold("POST", `/api/v2/campaigns/${draftThere.id}/activate`);
+  const other = await connect(worker, { sub: "live-sender@example.com", app: true });
+  const first = ok(client, "decide_approval", { id: launch.id, decision: "approve" });
+  first.catch(() => {}); // awaited below; a failure before then is reported there
+  try {
+    await held.arrived;
+    const second = await ok(other, "decide_approval", { id: resume.id, decision: "approve" });
+    // Approved, and left to its watchdog rather than carried out beside the launch (before, both
+    // passed the limit and two campaigns were active). Still being carried out is `pending` on
+    // the wire, with a result that says so.
+    const carryingOut = ["pending", "Approved by the user; VibeSell is carrying it out."];
+    assert.deepEqual([second.status, second.result], carryingOut, JSON.stringify(second));
+    // The watchdog, a second later, finds the launch still waiting and leaves the resume waiting too.
+    const alarms = alarmsThatRan("finish_execution").length;
+    const deadline = Date.now() + 10_000;
+    while (alarmsThatRan("finish_execution").length === alarms) {
+      assert.ok(Date.now() < deadline, "the watchdog ran");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const waiting = (await ok(client, "list_pending_approvals")).approvals.find((a) => a.id === resume.id);
+    assert.deepEqual([waiting?.status, waiting?.result], carryingOut, JSON.stringify(waiting));
+    assert.equal(activations().length, activated + 1, "only the launch's activation reached Instantly");
+    assert.equal(pausedThere.status, 2, "the paused campaign still paused");
+  } finally {
+    held.release();
+  }
+  const launched = await first;
+  assert.equal(launched.status, "done", JSON.stringify(launched));
+  assert.equal(draftThere.status, 1, "activated");
+
+  // Its next look, once the launch is in, checks the limit with the launch counted.
+  await settled(client, resume.id);
+  const refused = await ok(client, "decide_approval", { id: resume.id, decision: "approve" });
+  assert.equal(refused.status, "not_done", JSON.stringify(refused));
+  assert.match(refused.result, /Plan limit: the Free plan allows 1 active campaign \(1 in use\)/);
+  assert.equal(activations().length, activated + 1, "the resume never reached Instantly");
+  assert.deepEqual([draftThere.status, pausedThere.status], [1, 2], "one campaign sending at Instantly");
+  assert.equal((await ok(client, "get_campaign", { campaign_id: draft.id })).status, "active");
+  const still = await ok(client, "get_campaign", { campaign_id: paused.id });
+  assert.deepEqual([still.status, still.pausedBy], ["paused", "user"]);
+  const ctx = await ok(client, "get_workspace_context");
+  assert.deepEqual([ctx.sending.campaign.id, ctx.sending.campaign.status], [draft.id, "active"]);
+  assert.equal((await ok(client, "get_plans_and_billing")).usage.activeCampaigns, 1);
+  await other.close();
+});
+
 test("the campaign deleted in Instantly's app: the read tools still answer what was last read, and say why", async () => {
-  // The stopped campaign is still followed, so its absence is noticed.
+  // The campaign launched above is followed, so its absence is noticed.
   instantly.deleteCampaign(instantly.campaign().id);
   for (const tool of ["get_campaign", "list_replies"]) {
     const r = await client.callTool({ name: tool, arguments: {} });
