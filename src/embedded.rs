@@ -13,7 +13,8 @@ fn all() -> &'static str {
     static PACKED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/texts.br"));
     thread_local! {
         // Kept for the isolate's life, as a static text would be.
-        static ALL: &'static str = Box::leak(crate::edge::unpack(PACKED).into_boxed_str());
+        static ALL: &'static str =
+            String::from_utf8(crate::edge::unpack(PACKED)).map_or("", |text| Box::leak(text.into_boxed_str()));
     }
     ALL.with(|all| *all)
 }

@@ -342,7 +342,7 @@ export function unpack(packed) {
   // Asked of `process` rather than imported: the bundler worker-build runs cannot resolve a
   // static `node:` import, and the runtime serves this one with `nodejs_compat`.
   const { brotliDecompressSync } = process.getBuiltinModule("node:zlib");
-  return new TextDecoder().decode(brotliDecompressSync(packed));
+  return brotliDecompressSync(packed);
 }
 export function settle(answer) {
   Promise.resolve(answer).catch((e) => console.error("start: the entry rehearsal failed:", String(e)));
@@ -384,10 +384,10 @@ extern "C" {
     fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
     /// Logs it if the promise (or value) `answer` fails; an answer itself is dropped.
     fn settle(answer: &wasm_bindgen::JsValue);
-    /// The UTF-8 text of a brotli stream (`embedded`), by the runtime's decoder (`node:zlib`,
+    /// The bytes a brotli stream (`embedded`) unpacks to, by the runtime's decoder (`node:zlib`,
     /// the `nodejs_compat` flag). It throws, and so traps, only for a stream `build.rs` did not
     /// write, which its own round trip rules out.
-    pub(crate) fn unpack(packed: &[u8]) -> String;
+    pub(crate) fn unpack(packed: &[u8]) -> Vec<u8>;
     /// Has the runtime gzip `text` then `tail` (its zlib, `CompressionStream`) once the current
     /// request's answer has gone, then calls `then(key, member)` once with the member's bytes, or
     /// with `null` if compressing failed; returns the promise of that.
