@@ -16,8 +16,8 @@ use super::billing::{
     Invoice, PlanChanged, PortalRequest, PortalSession, Subscription,
 };
 use crate::ids::random_id;
-use crate::plans::Plan;
-use crate::store::{Stmt, StoreError, from_document, to_document};
+use crate::plans::{Catalogue, Plan};
+use crate::store::{Db, Stmt, StoreError, from_document, to_document};
 use crate::tools::registry::LocalBoxFuture;
 use crate::workspace::Services;
 use crate::workspace::schedule::{self, Job, JobCx, JobError};
@@ -60,11 +60,6 @@ struct SubRow {
     status: String,
     period_start: i64,
     period_end: i64,
-}
-
-#[derive(Deserialize)]
-struct CustomerRow {
-    declines_charges: i64,
 }
 
 impl<'a> SandboxBilling<'a> {
@@ -136,21 +131,13 @@ impl<'a> SandboxBilling<'a> {
                 Remembered::Declined(reason) => Err(ProviderError::Declined(reason)),
             });
         }
-        let sub: Option<SubRow> = db.row(
-            "SELECT id, customer, item, plan, status, period_start, period_end FROM sandbox_billing_subscriptions WHERE id = ?",
-            vec![req.subscription.into()],
-        )?;
-        let Some(sub) = sub.filter(|s| s.status == "active") else {
+        let Some(sub) = subscription(db, req.subscription)?.filter(|s| s.status == "active") else {
             return Ok(Err(ProviderError::Rejected(format!("no active subscription {}", req.subscription))));
         };
         let plans = &self.svc.config.plans;
         let old_price = plans.find(&sub.plan).map_or(0, |p| p.price_monthly);
         let amount =
             prorate(req.plan.price_monthly - old_price, sub.period_start, sub.period_end, self.svc.now_ms);
-        let customer: Option<CustomerRow> = db.row(
-            "SELECT declines_charges FROM sandbox_billing_customers WHERE id = ?",
-            vec![sub.customer.clone().into()],
-        )?;
         let remember = |response: &Remembered| -> Result<Stmt, StoreError> {
             Ok(Stmt::new(
                 "INSERT INTO sandbox_billing_requests (idempotency_key, response, created_at) VALUES (?, ?, ?)",
@@ -161,17 +148,13 @@ impl<'a> SandboxBilling<'a> {
                 ],
             ))
         };
-        if amount > 0 && customer.is_some_and(|c| c.declines_charges != 0) {
+        if amount > 0 && declines_charges(db, &sub.customer)? {
             let reason = "Your card was declined.".to_owned();
             db.batch(vec![remember(&Remembered::Declined(reason.clone()))?])?;
             return Ok(Err(ProviderError::Declined(reason)));
         }
-        let invoice = (amount > 0).then(|| Invoice {
-            id: random_id("in_sandbox_"),
-            amount,
-            currency: plans.currency.clone(),
-            description: format!("Upgrade to {} (prorated)", req.plan.name),
-            created_at: self.svc.now_ms,
+        let invoice = (amount > 0).then(|| {
+            paid_invoice(plans, amount, format!("Upgrade to {} (prorated)", req.plan.name), self.svc.now_ms)
         });
         let changed = PlanChanged {
             subscription: Subscription {
@@ -279,6 +262,35 @@ fn session(svc: &Services<'_>, kind: &str, id: &str) -> Result<Option<SessionRow
         vec![id.into()],
     )?;
     Ok(row.filter(|r| r.kind == kind))
+}
+
+/// Subscription `id`.
+fn subscription(db: &dyn Db, id: &str) -> Result<Option<SubRow>, StoreError> {
+    db.row(
+        "SELECT id, customer, item, plan, status, period_start, period_end FROM sandbox_billing_subscriptions \
+         WHERE id = ?",
+        vec![id.into()],
+    )
+}
+
+/// Whether the customer's card declines every charge after the first (`CARD_DECLINES_LATER`).
+fn declines_charges(db: &dyn Db, customer: &str) -> Result<bool, StoreError> {
+    let declines = db.query(Stmt::new(
+        "SELECT declines_charges FROM sandbox_billing_customers WHERE id = ?",
+        vec![customer.into()],
+    ))?;
+    Ok(declines.scalar_i64().is_some_and(|d| d != 0))
+}
+
+/// A paid invoice of `amount`, now.
+fn paid_invoice(plans: &Catalogue, amount: i64, description: String, now: i64) -> Invoice {
+    Invoice {
+        id: random_id("in_sandbox_"),
+        amount,
+        currency: plans.currency.clone(),
+        description,
+        created_at: now,
+    }
 }
 
 fn customer_subscription(svc: &Services<'_>, customer: &str) -> Result<Option<SubRow>, StoreError> {
@@ -422,13 +434,8 @@ fn subscribe(
         period_end: Some(now + PERIOD_MS),
         cancel_at_period_end: false,
     };
-    let invoice = Invoice {
-        id: random_id("in_sandbox_"),
-        amount: plan.price_monthly,
-        currency: svc.config.plans.currency.clone(),
-        description: format!("{} plan, first month", plan.name),
-        created_at: now,
-    };
+    let invoice =
+        paid_invoice(&svc.config.plans, plan.price_monthly, format!("{} plan, first month", plan.name), now);
     svc.db.batch(vec![
         Stmt::new(
             "INSERT INTO sandbox_billing_customers (id, card_last4, declines_charges, created_at) VALUES (?, ?, ?, ?) \
@@ -485,22 +492,8 @@ impl Job for SandboxRenewal {
     async fn run(&self, cx: &JobCx<'_>, id: &str) -> Result<(), JobError> {
         let now = cx.now_ms;
         let Some(workspace) = crate::workspace::workspace_id(cx.db)? else { return Ok(()) };
-        let Some(sub) = cx.db.row::<SubRow>(
-            "SELECT id, customer, item, plan, status, period_start, period_end FROM sandbox_billing_subscriptions \
-             WHERE id = ?",
-            vec![id.into()],
-        )?
-        else {
-            return Ok(());
-        };
-        let declines = cx
-            .db
-            .query(Stmt::new(
-                "SELECT declines_charges FROM sandbox_billing_customers WHERE id = ?",
-                vec![sub.customer.clone().into()],
-            ))?
-            .scalar_i64()
-            .is_some_and(|d| d != 0);
+        let Some(sub) = subscription(cx.db, id)? else { return Ok(()) };
+        let declines = declines_charges(cx.db, &sub.customer)?;
         let event = |kind| BillingEvent {
             id: random_id("evt_sandbox_"),
             created_ms: now,
@@ -524,13 +517,12 @@ impl Job for SandboxRenewal {
                 while end <= now {
                     (start, end) = (end, end + PERIOD_MS);
                 }
-                let invoice = Invoice {
-                    id: random_id("in_sandbox_"),
-                    amount: plan.price_monthly,
-                    currency: cx.config.plans.currency.clone(),
-                    description: format!("{} plan, renewal", plan.name),
-                    created_at: now,
-                };
+                let invoice = paid_invoice(
+                    &cx.config.plans,
+                    plan.price_monthly,
+                    format!("{} plan, renewal", plan.name),
+                    now,
+                );
                 ("active", start, end, Some(end), Some(invoice))
             }
             "past_due" if now >= sub.period_end + RETRY_WINDOW_MS => {
