@@ -167,8 +167,7 @@ test("the Durable Object's alarm expires an undecided approval", async () => {
     let fired;
     while (!fired && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 200));
-      fired = w.logs.map((l) => { try { return JSON.parse(l); } catch { return null; } })
-        .find((l) => l?.event === "alarm" && l.ran?.includes("expire_approval"));
+      fired = w.alarmsThatRan("expire_approval")[0];
     }
     assert.ok(fired, "the alarm ran expire_approval");
     // Nothing else is scheduled but the sandbox subscription's renewal, a month on.

@@ -140,22 +140,27 @@ async function startWorkerOnce({ persist, vars = {}, hosts } = {}) {
     if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     throw error;
   }
+  const events = (event) =>
+    logs.flatMap((l) => {
+      try {
+        const v = JSON.parse(l);
+        return v.event === event ? [v] : [];
+      } catch {
+        return [];
+      }
+    });
   const worker = {
     origin,
     url: origin,
     mcpUrl: `${origin}/v1/mcp`,
     directUrl: `http://127.0.0.1:${directPort}`,
     logs,
-    /** Structured request log lines (parsed JSON). */
-    requestLogs: () =>
-      logs.flatMap((l) => {
-        try {
-          const v = JSON.parse(l);
-          return v.event === "request" ? [v] : [];
-        } catch {
-          return [];
-        }
-      }),
+    /** The structured log lines (parsed JSON) of `event` ("request", "alarm", "start"…). */
+    events,
+    /** Structured request log lines. */
+    requestLogs: () => events("request"),
+    /** The workspace objects' alarms that ran `job`, as logged. */
+    alarmsThatRan: (job) => events("alarm").filter((l) => l.ran?.includes(job)),
     token: (opts = {}) => mintDevToken({ url: origin, ...opts }),
     async stop() {
       await mf.dispose();

@@ -60,17 +60,6 @@ async function answer(client, choice, text) {
 }
 const sent = (method, path) => instantly.state.requests.filter((r) => r.method === method && r.path === path);
 const activations = () => instantly.state.requests.filter((r) => r.method === "POST" && /^\/api\/v2\/campaigns\/[^/]+\/activate$/.test(r.path));
-/** The workspace object's alarms that ran `job`, as logged. */
-const alarmsThatRan = (job) =>
-  worker.logs
-    .map((l) => {
-      try {
-        return JSON.parse(l);
-      } catch {
-        return null;
-      }
-    })
-    .filter((l) => l?.event === "alarm" && l.ran?.includes(job));
 /** Waits until approval `id` is no longer open (decided and carried out), for up to 15 s. */
 async function settled(client, id) {
   const deadline = Date.now() + 15_000;
@@ -367,9 +356,9 @@ test("a launch and a resume approved at the same moment: the second waits for th
     const carryingOut = ["pending", "Approved by the user; VibeSell is carrying it out."];
     assert.deepEqual([second.status, second.result], carryingOut, JSON.stringify(second));
     // The watchdog, a second later, finds the launch still waiting and leaves the resume waiting too.
-    const alarms = alarmsThatRan("finish_execution").length;
+    const alarms = worker.alarmsThatRan("finish_execution").length;
     const deadline = Date.now() + 10_000;
-    while (alarmsThatRan("finish_execution").length === alarms) {
+    while (worker.alarmsThatRan("finish_execution").length === alarms) {
       assert.ok(Date.now() < deadline, "the watchdog ran");
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -369,14 +369,7 @@ test("routine requests leave no log line unless LOG_REQUESTS=all; a bad token al
 /** The start lines logged so far (one per isolate that loaded the module). */
 async function startLines(w) {
   for (let i = 0; i < 40; i++) {
-    const lines = w.logs.flatMap((l) => {
-      try {
-        const v = JSON.parse(l);
-        return v.event === "start" ? [v] : [];
-      } catch {
-        return [];
-      }
-    });
+    const lines = w.events("start");
     if (lines.length > 0) return lines;
     await new Promise((r) => setTimeout(r, 50));
   }

@@ -457,16 +457,7 @@ test("a stopped campaign is followed by the sync on its own for 14 days, then le
   assert.deepEqual([stopped.status, stopped.pausedBy], ["paused", "user"]);
   await client.close();
   // From here on, no tool is called: only the workspace object's alarms run the sync.
-  const syncs = () =>
-    followWorker.logs
-      .map((l) => {
-        try {
-          return JSON.parse(l);
-        } catch {
-          return null;
-        }
-      })
-      .filter((l) => l?.event === "alarm" && l.ran?.includes("sync_sending"));
+  const syncs = () => followWorker.alarmsThatRan("sync_sending");
   const atStop = syncs().length;
   await new Promise((r) => setTimeout(r, 2000));
   assert.ok(syncs().length > atStop, "the sync goes on after the stop with nobody asking");
