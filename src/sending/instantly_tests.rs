@@ -55,6 +55,22 @@ fn json_response(status: u16, body: Value) -> Result<OutboundResponse, OutboundE
     Ok(OutboundResponse { status, headers: vec![], body: body.to_string().into_bytes() })
 }
 
+/// Campaign `cmp_1`'s draft: one step, one sender, London's 9–17 window.
+fn spec() -> CampaignSpec {
+    CampaignSpec {
+        name: "Ledgerly · cmp_1".into(),
+        timezone: "Europe/London".into(),
+        from_hour: 9,
+        to_hour: 17,
+        steps: vec![StepSpec { subject: "Hi".into(), body: "Hello".into(), delay_days: 0 }],
+        senders: vec!["anna@getledgerly.com".into()],
+        daily_limit: 30,
+        per_mailbox: 30,
+        ramp: vec![],
+        start_date: None,
+    }
+}
+
 fn path(req: &OutboundRequest) -> String {
     format!("{} {}", req.method, req.url.trim_start_matches(BASE))
 }
@@ -151,19 +167,7 @@ fn errors_map_to_what_the_user_can_do() {
     }
     // A write that would act twice is not repeated blindly on a 5xx.
     let fake = Fake::new(|_, _| json_response(502, json!({})));
-    let spec = CampaignSpec {
-        name: "n".into(),
-        timezone: "Europe/London".into(),
-        from_hour: 9,
-        to_hour: 17,
-        steps: vec![StepSpec { subject: "s".into(), body: "b".into(), delay_days: 3 }],
-        senders: vec!["anna@getledgerly.com".into()],
-        daily_limit: 30,
-        per_mailbox: 30,
-        ramp: vec![],
-        start_date: None,
-    };
-    let err = with(&fake, |i| block_on(i.create_campaign(&spec, "k"))).unwrap_err();
+    let err = with(&fake, |i| block_on(i.create_campaign(&spec(), "k"))).unwrap_err();
     assert!(matches!(err, PlatformError::Unavailable(_)), "{err}");
 }
 
@@ -248,10 +252,7 @@ fn campaigns_use_a_closed_body_a_mapped_zone_and_leads_in_batches() {
         other => panic!("unexpected {other}"),
     });
     let spec = CampaignSpec {
-        name: "Ledgerly · cmp_1".into(),
         timezone: "America/Los_Angeles".into(),
-        from_hour: 9,
-        to_hour: 17,
         steps: vec![
             StepSpec { subject: "Hi {{firstName}}".into(), body: "Line <1>\n\nLine 2".into(), delay_days: 3 },
             StepSpec { subject: String::new(), body: "Follow".into(), delay_days: 3 },
@@ -261,6 +262,7 @@ fn campaigns_use_a_closed_body_a_mapped_zone_and_leads_in_batches() {
         per_mailbox: 25,
         ramp: vec!["anna@getledgerly.com".into()],
         start_date: Some("2026-12-01".into()),
+        ..spec()
     };
     let leads: Vec<LeadSpec> = (0..2_500)
         .map(|i| LeadSpec {
@@ -506,23 +508,10 @@ fn long_campaign(bounced: u32) -> Fake {
 /// A workspace whose campaign `cmp_1` sends as Instantly's `c-1`, with three prospects who
 /// opted out by reply: outcomes the platform's totals do not count.
 fn with_long_campaign() -> MemoryDb {
-    use crate::sending::platform::CampaignSpec;
     use crate::workspace::campaigns::{self as store, Plan, State};
     let db = MemoryDb::new();
     crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
-    let spec = CampaignSpec {
-        name: "Ledgerly · cmp_1".into(),
-        timezone: "Europe/London".into(),
-        from_hour: 9,
-        to_hour: 17,
-        steps: vec![StepSpec { subject: "Hi".into(), body: "Hello".into(), delay_days: 0 }],
-        senders: vec!["anna@getledgerly.com".into()],
-        daily_limit: 30,
-        per_mailbox: 30,
-        ramp: vec![],
-        start_date: None,
-    };
-    let plan = Plan { spec, sequence_version: 1 };
+    let plan = Plan { spec: spec(), sequence_version: 1 };
     let mut stmts = vec![store::create_stmt("cmp_1", "Ledgerly", &plan, NOW_MS, NOW_MS).unwrap()];
     for n in 0..3 {
         stmts.push(Stmt::new(
