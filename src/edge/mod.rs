@@ -443,7 +443,10 @@ fn rehearse_entry(env: Env) {
     let _ = crate::ids::hex(&[0; 16]);
     let head = "POST\nhttps://rehearsal.invalid/v1/mcp\naccept\napplication/json, text/event-stream\n\
                 cf-ray\nrehearsal\ncontent-type\napplication/json\n";
-    let read = js_sys::Array::of2(&head.into(), &js_sys::Uint8Array::new_with_length(0));
+    let read = js_sys::Array::of2(
+        &js_sys::Uint8Array::from(head.as_bytes()),
+        &js_sys::Uint8Array::new_with_length(0),
+    );
     settle(&fetch(read, env, wasm_bindgen::JsValue::UNDEFINED));
 }
 
@@ -465,7 +468,7 @@ fn rehearse_entry(env: Env) {
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn fetch(read: js_sys::Array, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
-    let head = read.get(0).as_string().unwrap_or_default();
+    let head = String::from_utf8(bytes_of(read.get(0))).unwrap_or_default();
     serve(into_request(&head, read.get(1)), env, ctx, started)
 }
 
@@ -519,18 +522,25 @@ fn into_request(head: &str, body: wasm_bindgen::JsValue) -> HttpRequest {
     } else if body.is_undefined() {
         None
     } else {
-        let bytes = body.dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default();
+        let bytes = bytes_of(body);
         (bytes.len() <= MAX_BODY_BYTES).then_some(bytes)
     };
     HttpRequest { method, path, query, headers, body }
 }
 
+/// The bytes of a `Uint8Array` (empty for anything else: `null`, a body that could not be read).
+fn bytes_of(value: wasm_bindgen::JsValue) -> Vec<u8> {
+    value.dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default()
+}
+
 /// The `name\nvalue\n` pairs of a head written in JavaScript (the entry module's `readHead`, the
-/// outbound `send`), names lower-case.
+/// outbound `send`). Their names are already lower-case: the entry module asks for the names of
+/// [`http::REQUEST_HEADERS`], and iterating a `Headers` gives its names lower-cased (Fetch
+/// standard, "sort and combine").
 fn header_pairs<'a>(mut lines: impl Iterator<Item = &'a str>) -> Vec<(String, String)> {
     let mut headers = Vec::with_capacity(http::REQUEST_HEADERS.len());
     while let (Some(name), Some(value)) = (lines.next(), lines.next()) {
-        headers.push((name.to_ascii_lowercase(), value.to_owned()));
+        headers.push((name.to_owned(), value.to_owned()));
     }
     headers
 }

@@ -106,7 +106,7 @@ async fn exchange(req: OutboundRequest) -> Result<OutboundResponse, OutboundErro
         .await
         .map_err(|e| OutboundError(e.as_string().unwrap_or_else(|| format!("{e:?}"))))?;
     let answer = answer.unchecked_into::<js_sys::Array>();
-    let body = answer.get(1).dyn_into::<js_sys::Uint8Array>().map(|b| b.to_vec()).unwrap_or_default();
+    let body = super::bytes_of(answer.get(1));
     let head = answer.get(0).as_string().unwrap_or_default();
     let mut lines = head.split('\n');
     let status =
