@@ -57,15 +57,10 @@ const MCP_URL = new RegExp("^[^:/?#]+://[^/?#]*" + MCP_PATH + "(?:[?#]|$)");
 const AUTHORIZATION = REQUEST_HEADERS.indexOf("authorization");
 const CONTENT_LENGTH = REQUEST_HEADERS.indexOf("content-length");
 
-const ENCODER = new TextEncoder();
-
 // `head`: `METHOD\nURL\n`, then `name\nvalue\n` for each of REQUEST_HEADERS the request has (a
-// repeated name's values joined by `, `, as `Headers.get` gives them), as UTF-8 bytes. Names and
-// values cannot hold a line feed (RFC 9110 §5.5; `Headers` refuses one), so it separates them
-// safely. Encoded here in one native call: handed over as a string, wasm-bindgen copies it into
-// wasm memory a character at a time, an eighth of the wasm's time on an `initialize`
-// (bench/README.md, "The request's head as bytes"). Also the two values `readRequest` decides
-// by, so that no header is asked for twice.
+// repeated name's values joined by `, `, as `Headers.get` gives them). Names and values cannot
+// hold a line feed (RFC 9110 §5.5; `Headers` refuses one), so it separates them safely. Also the
+// two values `readRequest` decides by, so that no header is asked for twice.
 function readHead(request) {
   let head = request.method + "\n" + request.url + "\n";
   let authorization = null;
@@ -78,7 +73,7 @@ function readHead(request) {
     if (i === AUTHORIZATION) authorization = value;
     else if (i === CONTENT_LENGTH) length = value;
   }
-  return { head: ENCODER.encode(head), authorization, length };
+  return { head, authorization, length };
 }
 
 // The request as the wasm `fetch` takes it (`edge::fetch`): `[head, body]`, read here, so that a

@@ -338,6 +338,10 @@ export function respond(status, head, body) {
     }
   }
 }
+const ENCODER = new TextEncoder();
+export function encode_into(text, into) {
+  return ENCODER.encodeInto(text, into).written;
+}
 export function unpack(packed) {
   // Asked of `process` rather than imported: the bundler worker-build runs cannot resolve a
   // static `node:` import, and the runtime serves this one with `nodejs_compat`.
@@ -382,6 +386,8 @@ extern "C" {
     /// standard says it copies, doubled workerd's peak memory under `tools/list` load
     /// (532 against 240 MiB, bench/README.md), so the copy stays.
     fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
+    /// Writes `text` into `into` as UTF-8; the number of bytes written.
+    fn encode_into(text: &js_sys::JsString, into: &mut [u8]) -> u32;
     /// Logs it if the promise (or value) `answer` fails; an answer itself is dropped.
     fn settle(answer: &wasm_bindgen::JsValue);
     /// The bytes a brotli stream (`embedded`) unpacks to, by the runtime's decoder (`node:zlib`,
@@ -443,10 +449,7 @@ fn rehearse_entry(env: Env) {
     let _ = crate::ids::hex(&[0; 16]);
     let head = "POST\nhttps://rehearsal.invalid/v1/mcp\naccept\napplication/json, text/event-stream\n\
                 cf-ray\nrehearsal\ncontent-type\napplication/json\n";
-    let read = js_sys::Array::of2(
-        &js_sys::Uint8Array::from(head.as_bytes()),
-        &js_sys::Uint8Array::new_with_length(0),
-    );
+    let read = js_sys::Array::of2(&head.into(), &js_sys::Uint8Array::new_with_length(0));
     settle(&fetch(read, env, wasm_bindgen::JsValue::UNDEFINED));
 }
 
@@ -468,7 +471,7 @@ fn rehearse_entry(env: Env) {
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn fetch(read: js_sys::Array, env: Env, ctx: wasm_bindgen::JsValue) -> wasm_bindgen::JsValue {
     let started = now_ms();
-    let head = String::from_utf8(bytes_of(read.get(0))).unwrap_or_default();
+    let head = text_of(&read.get(0));
     serve(into_request(&head, read.get(1)), env, ctx, started)
 }
 
@@ -526,6 +529,20 @@ fn into_request(head: &str, body: wasm_bindgen::JsValue) -> HttpRequest {
         (bytes.len() <= MAX_BODY_BYTES).then_some(bytes)
     };
     HttpRequest { method, path, query, headers, body }
+}
+
+/// A JavaScript string as UTF-8, written straight into wasm memory by the runtime's encoder
+/// (`TextEncoder.encodeInto`); empty for anything but a string. wasm-bindgen's own passing
+/// (`as_string`) copies every ASCII character with a JavaScript loop first: for the request's
+/// head, whose bearer token alone is 400 characters, that loop was an eighth of the wasm's time
+/// on an `initialize` (bench/README.md, "The request's head written into wasm memory").
+fn text_of(value: &wasm_bindgen::JsValue) -> String {
+    let Some(text) = value.dyn_ref::<js_sys::JsString>() else { return String::new() };
+    // A UTF-16 code unit takes at most three bytes of UTF-8.
+    let mut bytes = vec![0; text.length() as usize * 3];
+    let written = encode_into(text, &mut bytes) as usize;
+    bytes.truncate(written);
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// The bytes of a `Uint8Array` (empty for anything else: `null`, a body that could not be read).

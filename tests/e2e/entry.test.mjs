@@ -17,10 +17,8 @@ import { WorkerEntrypoint } from "cloudflare:workers";
 const state = (globalThis.__worker_init_state = { criticalError: false, instanceId: 0 });
 const seen = { direct: 0, throughShim: 0, rebuilt: 0, scheduled: 0 };
 class Entrypoint extends WorkerEntrypoint {}
-// The wasm \`fetch\` takes the request as the entry module read it: [head, body], the head as
-// UTF-8 bytes.
-Entrypoint.prototype.fetch = function ([bytes, body]) {
-  const head = new TextDecoder().decode(bytes);
+// The wasm \`fetch\` takes the request as the entry module read it: [head, body].
+Entrypoint.prototype.fetch = function ([head, body]) {
   const { pathname } = new URL(head.split("\\n")[1]);
   if (pathname.startsWith("/read") || pathname.startsWith("/v1/mcp")) return Response.json({ head, body: body === undefined ? "unread" : body === null ? null : [...body] });
   if (pathname === "/seen") return Response.json({ ...seen, criticalError: state.criticalError, instance: state.instanceId });
