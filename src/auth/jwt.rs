@@ -14,6 +14,7 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::b64;
 use serde::{Deserialize, Serialize};
@@ -223,25 +224,8 @@ struct Verified {
 /// that verified it is still configured under the same kid for the same issuer (so rotation
 /// and reconfiguration apply at once), and the time claims are checked again on every call.
 pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Principal, TokenError> {
-    thread_local! {
-        static VERIFIED: RefCell<HashMap<String, Verified>> = RefCell::new(HashMap::new());
-    }
-    let now_secs = now_ms.div_euclid(1000);
-    let hit = VERIFIED.with(|cache| {
-        let cache = cache.borrow();
-        let v = cache.get(token)?;
-        let same_key = v.issuer == config.issuer()
-            && config.signing_keys.iter().any(|k| k.kid == v.kid && k.secret == v.secret);
-        same_key.then(|| (v.principal.clone(), v.exp_secs, v.iat_secs))
-    });
-    if let Some((principal, exp, iat)) = hit {
-        if exp + LEEWAY_SECS < now_secs {
-            return Err(TokenError::Expired);
-        }
-        if iat.is_some_and(|iat| iat > now_secs + LEEWAY_SECS) {
-            return Err(TokenError::NotYetValid);
-        }
-        return Ok(principal);
+    if let Some(known) = remembered(config, token, now_ms) {
+        return known;
     }
     let (principal, _, exp_secs, iat_secs, kid) = verify_with_times(config, token, now_ms)?;
     let secret =
@@ -266,6 +250,49 @@ pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Princi
         );
     });
     Ok(principal)
+}
+
+thread_local! {
+    /// The tokens that verified, for [`verify_cached`].
+    static VERIFIED: RefCell<HashMap<String, Verified, BuildHasherDefault<TailHasher>>> =
+        RefCell::new(HashMap::default());
+}
+
+/// Hashes a token by its last 16 bytes: its signature's, which no one can choose for a token
+/// that verifies and which are spread evenly. SipHash over a whole 500-byte token was a fourteenth
+/// of an `initialize`'s routing (bench/README.md, "The token check").
+#[derive(Default)]
+struct TailHasher(std::hash::DefaultHasher);
+
+impl Hasher for TailHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(&bytes[bytes.len().saturating_sub(16)..]);
+    }
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+}
+
+/// What [`verify_cached`] says of a token it remembers (its times checked against `now_ms`),
+/// without verifying anything; `None` for a token it does not remember, or whose key is gone.
+pub fn remembered(config: &Config, token: &str, now_ms: i64) -> Option<Result<Principal, TokenError>> {
+    let now_secs = now_ms.div_euclid(1000);
+    VERIFIED.with(|cache| {
+        let cache = cache.borrow();
+        let v = cache.get(token)?;
+        let same_key = v.issuer == config.issuer()
+            && config.signing_keys.iter().any(|k| k.kid == v.kid && k.secret == v.secret);
+        if !same_key {
+            return None;
+        }
+        Some(if v.exp_secs + LEEWAY_SECS < now_secs {
+            Err(TokenError::Expired)
+        } else if v.iat_secs.is_some_and(|iat| iat > now_secs + LEEWAY_SECS) {
+            Err(TokenError::NotYetValid)
+        } else {
+            Ok(v.principal.clone())
+        })
+    })
 }
 
 #[cfg(test)]

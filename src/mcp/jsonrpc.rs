@@ -83,10 +83,12 @@ pub enum Incoming {
 /// Classifies one JSON value. On error, returns the id when one could be read, so the error
 /// response can carry it.
 pub fn classify(value: Value) -> Result<Incoming, (Option<Id>, RpcError)> {
+    // Members are taken out of the map rather than removed from it: it is dropped whole right
+    // after, and each removal rebalances the tree.
     let Value::Object(mut object) = value else {
         return Err((None, RpcError::new(INVALID_REQUEST, "Invalid Request: expected a JSON-RPC object")));
     };
-    let id = match object.remove("id") {
+    let id = match object.get_mut("id").map(Value::take) {
         None => None,
         Some(v @ Value::String(_)) => Some(Id(v)),
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Some(Id(Value::Number(n))),
@@ -107,9 +109,9 @@ pub fn classify(value: Value) -> Result<Incoming, (Option<Id>, RpcError)> {
     if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return invalid("jsonrpc must be \"2.0\"");
     }
-    match object.remove("method") {
+    match object.get_mut("method").map(Value::take) {
         Some(Value::String(method)) => {
-            let params = match object.remove("params") {
+            let params = match object.get_mut("params").map(Value::take) {
                 None | Some(Value::Null) => Map::new(),
                 Some(Value::Object(params)) => params,
                 Some(_) => {

@@ -262,6 +262,11 @@ fn transport_error(trace: &mut Trace, status: u16, message: &str) -> McpReply {
 /// accepts anything (RFC 9110 §12.5.1).
 fn choose_format(accept: Option<&str>) -> Option<bool> {
     let Some(accept) = accept else { return Some(false) };
+    // What the transport tells every client to send (transports §sending-messages), answered
+    // without taking the list apart: that was a tenth of an `initialize`'s routing.
+    if accept == "application/json, text/event-stream" {
+        return Some(false);
+    }
     let mut json = false;
     let mut sse = false;
     for (media, refused) in weighted_list(accept) {

@@ -142,10 +142,10 @@ impl OAuthError {
     /// `invalid_client` carries the `WWW-Authenticate` challenge a 401 must have (RFC 6749 §5.2,
     /// RFC 9110 §15.5.2).
     pub fn to_wire(&self) -> HttpResponse {
-        let body = serde_json::json!({ "error": self.code.as_str(), "error_description": self.description });
-        let mut response = HttpResponse::json(self.code.status(), body.to_string())
-            .with("cache-control", "no-store")
-            .with("pragma", "no-cache");
+        let mut response =
+            HttpResponse::json(self.code.status(), error_body(self.code.as_str(), &self.description))
+                .with("cache-control", "no-store")
+                .with("pragma", "no-cache");
         if self.code == ErrorCode::InvalidClient {
             response = response.with("www-authenticate", r#"Basic realm="VibeSell OAuth", charset="UTF-8""#);
         }
@@ -166,6 +166,15 @@ impl OAuthError {
         params.push(("iss", issuer.to_owned()));
         params
     }
+}
+
+/// An OAuth error's JSON body, `{"error":…,"error_description":…}` (RFC 6749 §5.2, RFC 6750
+/// §3), written as text: neither member can hold a character JSON escapes (`"`, `\`, controls;
+/// see [`description_char`]; codes are ASCII words). Built through a `Value`, the body was half
+/// of the 401 challenge's routing (bench/README.md, "The token check").
+pub fn error_body(code: &str, description: &str) -> String {
+    debug_assert!(code.chars().chain(description.chars()).all(description_char), "{code}: {description:?}");
+    [r#"{"error":""#, code, r#"","error_description":""#, description, r#""}"#].concat()
 }
 
 /// Whether `c` may appear in an `error_description` (RFC 6749 §5.2: `%x20-21 / %x23-5B /
