@@ -99,9 +99,9 @@ pub fn authenticate(
     };
     let malformed = AuthError::Malformed("Use: Authorization: Bearer <access token>.");
     let token = bearer_token(header).ok_or(malformed.clone())?;
-    // A token verified before passed the syntax check then, so a remembered one skips it: over a
-    // 500-byte token it was a seventh of an `initialize`'s routing (bench/README.md, "The token
-    // check").
+    // A token verified before passed the syntax check then, as exactly this string, so a
+    // remembered one skips that walk over its 500 bytes on every request (bench/README.md, "The
+    // wasm's side of a request, timed inside the isolate").
     if let Some(known) = jwt::remembered(config, token, now_ms) {
         return known.map_err(AuthError::Invalid);
     }

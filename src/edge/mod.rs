@@ -535,7 +535,7 @@ fn into_request(head: &str, body: wasm_bindgen::JsValue) -> HttpRequest {
 /// (`TextEncoder.encodeInto`); empty for anything but a string. wasm-bindgen's own passing
 /// (`as_string`) copies every ASCII character with a JavaScript loop first: for the request's
 /// head, whose bearer token alone is 400 characters, that loop was an eighth of the wasm's time
-/// on an `initialize` (bench/README.md, "The request's head written into wasm memory").
+/// on an `initialize` (bench/README.md, "The wasm's side of a request, timed inside the isolate").
 fn text_of(value: &wasm_bindgen::JsValue) -> String {
     let Some(text) = value.dyn_ref::<js_sys::JsString>() else { return String::new() };
     // A UTF-16 code unit takes at most three bytes of UTF-8.
