@@ -5,7 +5,7 @@
 // BENCH_WARMUP seconds (1), BENCH_CONNECTIONS (16), BENCH_COLD (9 cold starts per Worker and scenario),
 // BENCH_ONLY (comma-separated scenario ids), BENCH_NO_PIN=1 (no core pinning).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import os from "node:os";
 import { join } from "node:path";
@@ -294,7 +294,10 @@ async function main() {
     process.stdout.write("\n" + md + "\n");
     const dir = join(ROOT, "bench/results");
     mkdirSync(dir, { recursive: true });
-    const base = join(dir, `${report.date.slice(0, 10)}-${info.slug}`);
+    // The day's first run takes `<date>-<machine>`; a later one the same day adds its UTC hour
+    // and minute rather than overwriting it (the README cites runs by file).
+    const day = join(dir, `${report.date.slice(0, 10)}-${info.slug}`);
+    const base = existsSync(`${day}.md`) ? `${day}-${report.date.slice(11, 16).replace(":", "")}` : day;
     writeFileSync(`${base}.json`, JSON.stringify(report, null, 2) + "\n");
     writeFileSync(`${base}.md`, md + "\n");
     say(`results: ${base.slice(ROOT.length + 1)}.json and .md (${((Date.now() - t0) / 1000).toFixed(0)} s in all)`);
