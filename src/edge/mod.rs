@@ -532,7 +532,8 @@ fn into_request(head: &str, body: wasm_bindgen::JsValue) -> HttpRequest {
 }
 
 /// A JavaScript string as UTF-8, written straight into wasm memory by the runtime's encoder
-/// (`TextEncoder.encodeInto`); empty for anything but a string. wasm-bindgen's own passing
+/// (`TextEncoder.encodeInto`); empty for anything but a string. Both heads written in JavaScript
+/// cross this way: the request's (`fetch`) and a provider's answer's (`outbound::exchange`). wasm-bindgen's own passing
 /// (`as_string`) copies every ASCII character with a JavaScript loop first: for the request's
 /// head, whose bearer token alone is 400 characters, that loop was an eighth of the wasm's time
 /// on an `initialize` (bench/README.md, "The wasm's side of a request, timed inside the isolate").

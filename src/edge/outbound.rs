@@ -107,7 +107,7 @@ async fn exchange(req: OutboundRequest) -> Result<OutboundResponse, OutboundErro
         .map_err(|e| OutboundError(e.as_string().unwrap_or_else(|| format!("{e:?}"))))?;
     let answer = answer.unchecked_into::<js_sys::Array>();
     let body = super::bytes_of(answer.get(1));
-    let head = answer.get(0).as_string().unwrap_or_default();
+    let head = super::text_of(&answer.get(0));
     let mut lines = head.split('\n');
     let status =
         lines.next().and_then(|s| s.parse().ok()).ok_or_else(|| OutboundError("no status".into()))?;
