@@ -47,6 +47,11 @@ async function describe(name, build) {
 const text = (s) => JSON.stringify(s).replace(/\\(\\|u00([0-9a-f]{2}))/gi, (m, _, hex) => (hex ? `\\x${hex}` : m));
 const list = (xs) => `[${xs.join(", ")}]`;
 
+// BENCH_V8_FLAGS: V8 flags for workerd, space-separated (`--trace-gc` to see its collections),
+// whose output is then passed through to stderr, unbuffered (`stdbuf -o0`: V8 prints to stdout,
+// which a pipe buffers until the process is killed).
+const V8_FLAGS = (process.env.BENCH_V8_FLAGS ?? "").split(" ").filter(Boolean);
+
 /** The Worker as a workerd config in Cap'n Proto text, its modules written beside it in `dir`. */
 function capnpConfig(worker, dir) {
   const modules = worker.modules.map((m, i) => {
@@ -87,6 +92,7 @@ const config :Workerd.Config = (
     )),
     (name = "storage", disk = (path = ${text(join(dir, "storage"))}, writable = true)),
   ],
+  v8Flags = ${list(V8_FLAGS.map(text))},
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
 );
 `;
@@ -107,7 +113,9 @@ export async function startAlone(name, { inspectorPort, build } = {}) {
   // BENCH_WORKERD: another workerd binary, or a wrapper around it (a debugger, for one).
   const binary = process.env.BENCH_WORKERD ?? workerd.default ?? workerd;
   const spawned = performance.now();
-  const child = spawn(binary, ["serve", "--experimental", "--control-fd=3", ...inspector, "config.capnp"], {
+  const args = ["serve", "--experimental", "--control-fd=3", ...inspector, "config.capnp"];
+  const [command, argv] = V8_FLAGS.length > 0 ? ["stdbuf", ["-o0", binary, ...args]] : [binary, args];
+  const child = spawn(command, argv, {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
   });
@@ -117,6 +125,7 @@ export async function startAlone(name, { inspectorPort, build } = {}) {
     stream.on("data", (d) => {
       // Drained, or workerd blocks on a full pipe; kept short for the error below.
       output = (output + d).slice(-4000);
+      if (V8_FLAGS.length > 0) process.stderr.write(d);
     });
   }
   const port = await new Promise((resolve, reject) => {
