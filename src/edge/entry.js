@@ -10,8 +10,10 @@
 // call it: this calls the shim's `fetch` method directly, keeps its recovery by marking a trap
 // where the shim would, and sends a request through the shim itself while a trap is pending, so
 // that the shim rebuilds the instance first (bench/README.md, "Where `initialize` spends its
-// time").
-import { DurableObject, WorkerEntrypoint } from "cloudflare:workers";
+// time"). Its default export is a plain handler object rather than a `WorkerEntrypoint` class,
+// which the runtime would construct for every request (bench/README.md, "The entry as a handler
+// object").
+import { DurableObject } from "cloudflare:workers";
 import Shim, { OAuthState as ShimOAuthState, Workspace as ShimWorkspace } from "./shim.mjs";
 
 export * from "./shim.mjs";
@@ -128,8 +130,7 @@ async function readAtMost(stream, limit) {
 }
 
 // Hands the read request to the wasm `fetch` through the shim's method, as the shim's own class
-// would (with this entrypoint's `env` and `ctx`). Not a method of the class: every public method
-// of an entrypoint can be called over RPC.
+// would: `entrypoint` is what that method reads from its `this`, the request's `env` and `ctx`.
 function serve(entrypoint, read) {
   if (typeof fetchExport !== "function" || !initState || initState.criticalError) {
     return new Shim(entrypoint.ctx, entrypoint.env).fetch(read);
@@ -150,21 +151,27 @@ function serve(entrypoint, read) {
   return answer;
 }
 
-export default class Worker extends WorkerEntrypoint {
-  fetch(request) {
+// A handler object, not a `WorkerEntrypoint` class: for a class the runtime constructs an
+// instance per request and looks its `fetch` up on it, which cost 6–13% of the CPU of an
+// `initialize`, a `tools/list` or a 401 (bench/README.md, "The entry as a handler object"). The
+// Worker offers no RPC methods on its default entrypoint, which only a class could.
+const Worker = {
+  fetch(request, env, ctx) {
+    const entrypoint = { env, ctx };
     const read = readRequest(request);
-    return read instanceof Promise ? read.then((r) => serve(this, r)) : serve(this, read);
-  }
-}
+    return read instanceof Promise ? read.then((r) => serve(entrypoint, r)) : serve(entrypoint, read);
+  },
+};
+export default Worker;
 
 // Any other handler the shim's class has (none today: a `scheduled` or `queue` event added to the
-// Rust side would appear here) goes through the shim as before, so that none is dropped. `start`
-// is the module's start function, which the shim also hangs on the class; it is not a handler.
+// Rust side would appear here) goes through the shim as before, so that none is dropped. A handler
+// object's handlers take `(event, env, ctx)` where the class's take `(event)` with `env` and `ctx`
+// on the instance. `start` is the module's start function, which the shim also hangs on the
+// class; it is not a handler.
 for (const name of Object.getOwnPropertyNames(Shim.prototype)) {
-  if (name === "constructor" || name === "start" || name in Worker.prototype) continue;
-  Worker.prototype[name] = function (...args) {
-    return new Shim(this.ctx, this.env)[name](...args);
-  };
+  if (name === "constructor" || name === "start" || name in Worker) continue;
+  Worker[name] = (event, env, ctx) => new Shim(ctx, env)[name](event);
 }
 
 // The Durable Object classes. The Worker calls them over Workers RPC (`stub.call(path, body)`,
