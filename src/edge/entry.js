@@ -207,7 +207,7 @@ export const OAuthState = hosted(ShimOAuthState);
 // scavenge as a task; workerd runs such tasks after each request, and the first request paid for
 // copying all of it: 2.3 ms (`--trace-gc`; `perf record` of a fresh workerd's first request puts
 // `MinorGCJob` and `Scavenger::ScavengeObject` under it). Allocating 1 MB of short-lived arrays
-// here fills the young generation, so that V8 collects it now (two scavenges, 3.2 ms, which also
+// here fills the young generation, so that V8 collects it now (two scavenges, 2–3 ms, which also
 // promote what survives, a copy that would otherwise fall on a later request). On Cloudflare the
 // start runs while the client's TLS handshake is still going on, off the first request's path
 // (bench/README.md, "The start's pending collection"). 1 MB is this workerd's young generation at
