@@ -63,9 +63,10 @@ const CONTENT_LENGTH = REQUEST_HEADERS.indexOf("content-length");
 // repeated name's values joined by `, `, as `Headers.get` gives them). Names and values cannot
 // hold a line feed (RFC 9110 §5.5; `Headers` refuses one), so it separates them safely. Also the
 // two values `readRequest` decides by, so that no header is asked for twice. The parts are
-// joined once rather than appended one by one: appending made a chain of a dozen intermediate
-// strings per header that `encodeInto` then had to flatten, 2 KB of garbage per request
-// (bench/README.md, "What a request leaves to the garbage collector").
+// joined once rather than appended one by one: appending made a chain of intermediate strings
+// that `encodeInto` then had to flatten into a copy, and every byte of garbage a request leaves
+// brings the next costly scavenge nearer (bench/README.md, "What a request leaves to the garbage
+// collector").
 function readHead(request, method) {
   const parts = [method, request.url];
   let authorization = null;
