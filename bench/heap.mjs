@@ -1,0 +1,92 @@
+// What a request leaves on V8's heap, by the JavaScript function that allocated it: `node
+// bench/heap.mjs [scenario] [worker] [seconds] [build dir]` (defaults: initialize, ours, 4, the
+// build). It starts the Worker with the DevTools inspector, warms it under wrk for 2 seconds,
+// then samples allocations (`HeapProfiler.startSampling`, one sample per 256 bytes, objects
+// that either collector has since freed included) while wrk drives the scenario, and prints the
+// bytes per request of each allocating function. Garbage matters here because every scavenge
+// costs the same whatever brought it on (bench/README.md, "What a request leaves to the garbage
+// collector"). Build first (bin/build or bin/bench).
+import { spawn } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, freePort, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
+
+const [scenarioId = "initialize", workerName = "ours", secondsArg = "4", build] = process.argv.slice(2);
+const scenario = scenarios(tokens()).find((s) => s.id === scenarioId);
+if (!scenario) throw new Error(`no scenario ${scenarioId}`);
+const inspectorPort = await freePort();
+const worker = await startWorker(workerName, build ? { inspectorPort, build } : { inspectorPort });
+if (worker.pid) pin(worker.pid, 1);
+const out = join(tmpdir(), `vibesell-bench-heap-${process.pid}.json`);
+
+/** wrk on core 0 for `seconds`; resolves to the number of requests it made. */
+function load(seconds) {
+  const env = { ...process.env, BENCH_OUT: out, ...wrkEnv(scenario) };
+  const script = join(ROOT, "bench/wrk", scenario.script ?? "mcp.lua");
+  const path = workerName === "floor" && scenario.floorPath ? scenario.floorPath : scenario.path;
+  const args = ["-c", "0", "wrk", "-t1", "-c16", `-d${seconds}s`, "-s", script, worker.url + path];
+  return new Promise((resolve, reject) => {
+    const child = spawn("taskset", args, { env, stdio: ["ignore", "ignore", "inherit"] });
+    child.on("exit", (code) => {
+      if (code !== 0) return reject(new Error(`wrk exited with ${code}`));
+      resolve(JSON.parse(readFileSync(out, "utf8")).requests);
+    });
+  });
+}
+
+try {
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const target = targets.find((t) => t.title?.includes(workerName) || t.id?.includes(workerName)) ?? targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  };
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      const n = ++id;
+      pending.set(n, resolve);
+      ws.send(JSON.stringify({ id: n, method, params }));
+    });
+  await load(2);
+  await send("HeapProfiler.enable");
+  await send("HeapProfiler.startSampling", {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  const requests = await load(Number(secondsArg));
+  const { result } = await send("HeapProfiler.stopSampling");
+  ws.close();
+
+  // Self size per allocating function, over the sampled call tree.
+  const self = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const f = node.callFrame;
+    const key = `${f.functionName || "(anonymous)"}  ${f.url ? `${f.url.split("/").pop()}:${f.lineNumber + 1}` : ""}`;
+    if (node.selfSize > 0) {
+      self.set(key, (self.get(key) ?? 0) + node.selfSize);
+      total += node.selfSize;
+    }
+    for (const child of node.children) walk(child);
+  };
+  walk(result.profile.head);
+  console.log(`${requests} requests; ${(total / requests).toFixed(0)} bytes allocated per request (${workerName}, ${scenarioId}), by function:`);
+  for (const [k, bytes] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
+    console.log(`${(bytes / requests).toFixed(0).padStart(7)}  ${k}`);
+  }
+} finally {
+  rmSync(out, { force: true });
+  await worker.stop();
+}
