@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, freePort, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
+import { ROOT, freePort, inspect, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
 
 const [scenarioId = "initialize", workerName = "ours", secondsArg = "4", build] = process.argv.slice(2);
 const scenario = scenarios(tokens()).find((s) => s.id === scenarioId);
@@ -36,28 +36,7 @@ function load(seconds) {
 }
 
 try {
-  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
-  const target = targets.find((t) => t.title?.includes(workerName) || t.id?.includes(workerName)) ?? targets[0];
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let id = 0;
-  const pending = new Map();
-  ws.onmessage = (m) => {
-    const msg = JSON.parse(m.data);
-    if (msg.id && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  };
-  const send = (method, params = {}) =>
-    new Promise((resolve) => {
-      const n = ++id;
-      pending.set(n, resolve);
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
+  const { send, close } = await inspect(inspectorPort, workerName);
   await load(2);
   await send("HeapProfiler.enable");
   await send("HeapProfiler.startSampling", {
@@ -67,7 +46,7 @@ try {
   });
   const requests = await load(Number(secondsArg));
   const { result } = await send("HeapProfiler.stopSampling");
-  ws.close();
+  close();
 
   // Self size per allocating function, over the sampled call tree.
   const self = new Map();

@@ -422,6 +422,37 @@ export async function measure(worker, scenario, { path, seconds, warmup, connect
   return r;
 }
 
+/**
+ * The DevTools protocol of the Worker `workerName` started with `inspectorPort`
+ * (bench/profile.mjs, bench/heap.mjs): resolves to `{ send(method, params), close() }`, where
+ * `send` resolves to the protocol's answer.
+ */
+export async function inspect(inspectorPort, workerName) {
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
+  const target = targets.find((t) => t.title?.includes(workerName) || t.id?.includes(workerName)) ?? targets[0];
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = reject;
+  });
+  let id = 0;
+  const pending = new Map();
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.id && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  };
+  const send = (method, params = {}) =>
+    new Promise((resolve) => {
+      const n = ++id;
+      pending.set(n, resolve);
+      ws.send(JSON.stringify({ id: n, method, params }));
+    });
+  return { send, close: () => ws.close() };
+}
+
 /** The median of the finite numbers among `xs` (NaN if there are none). */
 export function median(xs) {
   const s = [...xs].filter(Number.isFinite).sort((a, b) => a - b);

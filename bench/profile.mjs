@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, freePort, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
+import { ROOT, freePort, inspect, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
 import { refreshScenario } from "./oauth.mjs";
 
 const [scenarioId = "tools_list", workerName = "ours", secondsArg = "5"] = process.argv.slice(2);
@@ -25,28 +25,7 @@ if (!scenario) throw new Error(`no scenario ${scenarioId}`);
 const seeded = scenario.reseed ? await scenario.reseed(workerName) : {};
 
 try {
-  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json`)).json();
-  const target = targets.find((t) => t.title?.includes(workerName) || t.id?.includes(workerName)) ?? targets[0];
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.onopen = resolve;
-    ws.onerror = reject;
-  });
-  let id = 0;
-  const pending = new Map();
-  ws.onmessage = (m) => {
-    const msg = JSON.parse(m.data);
-    if (msg.id && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  };
-  const send = (method, params = {}) =>
-    new Promise((resolve) => {
-      const n = ++id;
-      pending.set(n, resolve);
-      ws.send(JSON.stringify({ id: n, method, params }));
-    });
+  const { send, close } = await inspect(inspectorPort, workerName);
   await send("Profiler.enable");
   await send("Profiler.setSamplingInterval", { interval: 100 });
   await send("Profiler.start");
@@ -62,7 +41,7 @@ try {
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`wrk ${code}`))));
   });
   const { result } = await send("Profiler.stop");
-  ws.close();
+  close();
   const profile = result.profile;
   const dir = join(ROOT, "bench/results/tmp");
   mkdirSync(dir, { recursive: true });
