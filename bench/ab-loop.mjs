@@ -65,10 +65,18 @@ function loopCopy(build, label) {
   writeFileSync(shimPath, shim.replace(respond[0], `function ${respond[1]}(${respond[2]},${respond[3]},${respond[4]}){return{status:${respond[2]}};let ${respond[5]}=${respond[3]}.split(`));
   const entryPath = join(dir, "index.js");
   const entry = readFileSync(entryPath, "utf8");
-  const fetchLine = "  fetch(request) {\n";
-  if (!entry.includes(fetchLine)) throw new Error(`${build}: the entry's fetch not found; update bench/ab-loop.mjs`);
-  const routed = entry.replace(fetchLine, `${fetchLine}    if (new URL(request.url).pathname === "/__loop") return loop(this, request);\n`);
-  writeFileSync(entryPath, routed.replace("export default class Worker", `${LOOP}\nexport default class Worker`));
+  // The entry's `fetch`: a handler object's since 2026-12-02, a `WorkerEntrypoint` class's before
+  // (whose `env` and `ctx` are on `this`), so that builds of either age can be compared.
+  const forms = [
+    ["  fetch(request, env, ctx) {\n", "{ env, ctx }"],
+    ["  fetch(request) {\n", "this"],
+  ];
+  const form = forms.find(([line]) => entry.includes(line));
+  if (!form) throw new Error(`${build}: the entry's fetch not found; update bench/ab-loop.mjs`);
+  const [fetchLine, entrypoint] = form;
+  const routed = entry.replace(fetchLine, `${fetchLine}    if (new URL(request.url).pathname === "/__loop") return loop(${entrypoint}, request);\n`);
+  // `loop` is a function declaration, hoisted: it can go at the end of the module.
+  writeFileSync(entryPath, `${routed}\n${LOOP}`);
   return dir;
 }
 
