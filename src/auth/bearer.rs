@@ -98,7 +98,7 @@ pub fn authenticate(
         _ => return Err(AuthError::Malformed("Send exactly one Authorization header.")),
     };
     let malformed = AuthError::Malformed("Use: Authorization: Bearer <access token>.");
-    let token = bearer_token(header).ok_or(malformed.clone())?;
+    let Some(token) = bearer_token(header) else { return Err(malformed) };
     // A token verified before passed the syntax check then, as exactly this string, so a
     // remembered one skips that walk over its 500 bytes on every request (bench/README.md, "The
     // wasm's side of a request, timed inside the isolate").
@@ -108,7 +108,7 @@ pub fn authenticate(
     if !is_b64token(token) {
         return Err(malformed);
     }
-    jwt::verify_cached(config, token, now_ms).map_err(AuthError::Invalid)
+    jwt::verify_and_remember(config, token, now_ms).map_err(AuthError::Invalid)
 }
 
 /// The credentials of `Bearer <token>` (scheme case-insensitive, RFC 7235 §2.1), unchecked.

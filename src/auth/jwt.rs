@@ -218,15 +218,14 @@ struct Verified {
     secret: Vec<u8>,
 }
 
-/// [`verify`], remembering tokens that verified so that the HMAC, the base64 and the claims
-/// parse run once per token instead of once per call. Only valid tokens are remembered (an
-/// attacker cannot fill the cache without the key), a hit is honoured only while the key
-/// that verified it is still configured under the same kid for the same issuer (so rotation
-/// and reconfiguration apply at once), and the time claims are checked again on every call.
-pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Principal, TokenError> {
-    if let Some(known) = remembered(config, token, now_ms) {
-        return known;
-    }
+/// [`verify`], remembering the token if it verifies, so that [`remembered`] answers for it from
+/// then on and the HMAC, the base64 and the claims parse run once per token instead of once per
+/// call. Only valid tokens are remembered (an attacker cannot fill the cache without the key),
+/// a remembered one is honoured only while the key that verified it is still configured under
+/// the same kid for the same issuer (so rotation and reconfiguration apply at once), and its
+/// time claims are checked again on every call. The caller asks [`remembered`] first
+/// (`bearer::authenticate`), so this does not look the token up again.
+pub fn verify_and_remember(config: &Config, token: &str, now_ms: i64) -> Result<Principal, TokenError> {
     let (principal, _, exp_secs, iat_secs, kid) = verify_with_times(config, token, now_ms)?;
     let secret =
         config.signing_keys.iter().find(|k| k.kid == kid).map(|k| k.secret.clone()).unwrap_or_default();
@@ -253,7 +252,7 @@ pub fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Princi
 }
 
 thread_local! {
-    /// The tokens that verified, for [`verify_cached`].
+    /// The tokens that verified ([`verify_and_remember`], [`remembered`]).
     static VERIFIED: RefCell<HashMap<String, Verified, BuildHasherDefault<TailHasher>>> =
         RefCell::new(HashMap::default());
 }
@@ -274,8 +273,9 @@ impl Hasher for TailHasher {
     }
 }
 
-/// What [`verify_cached`] says of a token it remembers (its times checked against `now_ms`),
-/// without verifying anything; `None` for a token it does not remember, or whose key is gone.
+/// What [`verify_and_remember`] said of a token it remembers (its times checked again against
+/// `now_ms`), without verifying anything; `None` for a token it does not remember, or whose key
+/// is gone.
 pub fn remembered(config: &Config, token: &str, now_ms: i64) -> Option<Result<Principal, TokenError>> {
     let now_secs = now_ms.div_euclid(1000);
     VERIFIED.with(|cache| {
@@ -408,6 +408,11 @@ mod tests {
         assert_eq!(verify(&config, &untyped, NOW_MS), Err(TokenError::WrongType));
         let id_token = forge(r#"{"alg":"HS256","typ":"JWT","kid":"dev"}"#, &payload, &[1; 32]);
         assert_eq!(verify(&config, &id_token, NOW_MS), Err(TokenError::WrongType));
+    }
+
+    /// The token check as `bearer::authenticate` makes it, less the syntax check.
+    fn verify_cached(config: &Config, token: &str, now_ms: i64) -> Result<Principal, TokenError> {
+        remembered(config, token, now_ms).unwrap_or_else(|| verify_and_remember(config, token, now_ms))
     }
 
     #[test]
