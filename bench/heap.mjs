@@ -6,11 +6,7 @@
 // bytes per request of each allocating function. Garbage matters here because every scavenge
 // costs the same whatever brought it on (bench/README.md, "What a request leaves to the garbage
 // collector"). Build first (bin/build or bin/bench).
-import { spawn } from "node:child_process";
-import { readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { ROOT, freePort, inspect, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
+import { freePort, inspect, measure, scenarios, startWorker, tokens, pin } from "./lib.mjs";
 
 const [scenarioId = "initialize", workerName = "ours", secondsArg = "4", build] = process.argv.slice(2);
 const scenario = scenarios(tokens()).find((s) => s.id === scenarioId);
@@ -18,22 +14,10 @@ if (!scenario) throw new Error(`no scenario ${scenarioId}`);
 const inspectorPort = await freePort();
 const worker = await startWorker(workerName, build ? { inspectorPort, build } : { inspectorPort });
 if (worker.pid) pin(worker.pid, 1);
-const out = join(tmpdir(), `vibesell-bench-heap-${process.pid}.json`);
-
-/** wrk on core 0 for `seconds`; resolves to the number of requests it made. */
-function load(seconds) {
-  const env = { ...process.env, BENCH_OUT: out, ...wrkEnv(scenario) };
-  const script = join(ROOT, "bench/wrk", scenario.script ?? "mcp.lua");
-  const path = workerName === "floor" && scenario.floorPath ? scenario.floorPath : scenario.path;
-  const args = ["-c", "0", "wrk", "-t1", "-c16", `-d${seconds}s`, "-s", script, worker.url + path];
-  return new Promise((resolve, reject) => {
-    const child = spawn("taskset", args, { env, stdio: ["ignore", "ignore", "inherit"] });
-    child.on("exit", (code) => {
-      if (code !== 0) return reject(new Error(`wrk exited with ${code}`));
-      resolve(JSON.parse(readFileSync(out, "utf8")).requests);
-    });
-  });
-}
+const path = workerName === "floor" && scenario.floorPath ? scenario.floorPath : scenario.path;
+/** wrk on core 0 for `seconds` (`lib.measure`); resolves to the number of requests it made. */
+const load = async (seconds) =>
+  (await measure(worker, scenario, { path, seconds, warmup: 0, connections: 16, loadCpu: 0 })).requests;
 
 try {
   const { send, close } = await inspect(inspectorPort, workerName);
@@ -66,6 +50,5 @@ try {
     console.log(`${(bytes / requests).toFixed(0).padStart(7)}  ${k}`);
   }
 } finally {
-  rmSync(out, { force: true });
   await worker.stop();
 }
