@@ -5,12 +5,17 @@
 // for BENCH_AB_WARMUP seconds (default 4) unmeasured, then drives them in the same alternating
 // order, so that drift in the machine's load, and whatever favours the process started second,
 // lands on both.
+// BENCH_AB_V8_FLAGS_A and BENCH_AB_V8_FLAGS_B (space-separated V8 flags, such as
+// `--no-wasm-dynamic-tiering`): when either is set, each build runs alone in workerd
+// (bench/alone.mjs) with its flags, so that the two sides may differ by flags alone (give the
+// same build twice).
 // Prints, per scenario, each build's median req/s and CPU µs per request and B ÷ A. This is
 // how a change is judged before it is kept (bench/README.md): make the build before it with
 // `bin/build` and copy `build/` aside, then build the change.
 import { resolve } from "node:path";
 import { measure, median, pin, scenarios, sendOnce, startWorker, tokens } from "./lib.mjs";
 import { refreshScenario } from "./oauth.mjs";
+import { startAlone } from "./alone.mjs";
 
 const [a, b, only = "initialize,tools_list,challenge_401", roundsArg = "5"] = process.argv.slice(2);
 if (!a || !b) {
@@ -21,6 +26,11 @@ const ROUNDS = Number(roundsArg);
 const SECONDS = Number(process.env.BENCH_DURATION ?? 4);
 
 const builds = { A: resolve(a), B: resolve(b) };
+const flagsOf = (name) => (process.env[name] ?? "").split(" ").filter(Boolean);
+const v8Flags = { A: flagsOf("BENCH_AB_V8_FLAGS_A"), B: flagsOf("BENCH_AB_V8_FLAGS_B") };
+const alone = v8Flags.A.length + v8Flags.B.length > 0;
+const start = (label) =>
+  alone ? startAlone("ours", { build: builds[label], v8Flags: v8Flags[label] }) : startWorker("ours", { build: builds[label] });
 // Unmeasured load on each fresh Worker before its measured runs: V8 moves a wasm function to its
 // optimising tier only after it has run a while (dynamic tiering), and a run on a fresh isolate
 // cost up to a quarter more CPU than the next ones.
@@ -41,7 +51,7 @@ try {
     const order = round % 2 ? ["B", "A"] : ["A", "B"];
     workers = {};
     for (const label of order) {
-      workers[label] = await startWorker("ours", { build: builds[label] });
+      workers[label] = await start(label);
       if (workers[label].pid) pin(workers[label].pid, 1);
     }
     const scenarioFor = async (s, label) => (s.perWorker ? refreshScenario(workers[label].url, 16, () => {}) : s);
@@ -74,7 +84,8 @@ try {
     for (const w of Object.values(workers)) await w.stop();
     workers = {};
   }
-  console.log(`A = ${builds.A}\nB = ${builds.B}\n`);
+  const flagNote = (label) => (alone ? ` (alone in workerd, V8 flags: ${v8Flags[label].join(" ") || "none"})` : "");
+  console.log(`A = ${builds.A}${flagNote("A")}\nB = ${builds.B}${flagNote("B")}\n`);
   console.log("| scenario | A req/s | B req/s | B ÷ A | A CPU µs/req | B CPU µs/req | B ÷ A |");
   console.log("|---|---:|---:|---:|---:|---:|---:|");
   for (const [id, { A, B }] of Object.entries(runs)) {

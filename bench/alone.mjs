@@ -53,7 +53,7 @@ const list = (xs) => `[${xs.join(", ")}]`;
 const V8_FLAGS = (process.env.BENCH_V8_FLAGS ?? "").split(" ").filter(Boolean);
 
 /** The Worker as a workerd config in Cap'n Proto text, its modules written beside it in `dir`. */
-function capnpConfig(worker, dir) {
+function capnpConfig(worker, dir, v8Flags) {
   const modules = worker.modules.map((m, i) => {
     const file = `module-${i}`;
     if (typeof m.esModule === "string") {
@@ -92,7 +92,7 @@ const config :Workerd.Config = (
     )),
     (name = "storage", disk = (path = ${text(join(dir, "storage"))}, writable = true)),
   ],
-  v8Flags = ${list(V8_FLAGS.map(text))},
+  v8Flags = ${list(v8Flags.map(text))},
   sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
 );
 `;
@@ -104,17 +104,17 @@ const config :Workerd.Config = (
  * directory. Resolves once it listens, to
  * { url, pid, readyMs, stop() }.
  */
-export async function startAlone(name, { inspectorPort, build } = {}) {
+export async function startAlone(name, { inspectorPort, build, v8Flags = V8_FLAGS } = {}) {
   const worker = await describe(name, build);
   const dir = mkdtempSync(join(tmpdir(), `vibesell-bench-alone-${name}-`));
   mkdirSync(join(dir, "storage"));
-  writeFileSync(join(dir, "config.capnp"), capnpConfig(worker, dir));
+  writeFileSync(join(dir, "config.capnp"), capnpConfig(worker, dir, v8Flags));
   const inspector = inspectorPort ? [`--inspector-addr=127.0.0.1:${inspectorPort}`] : [];
   // BENCH_WORKERD: another workerd binary, or a wrapper around it (a debugger, for one).
   const binary = process.env.BENCH_WORKERD ?? workerd.default ?? workerd;
   const spawned = performance.now();
   const args = ["serve", "--experimental", "--control-fd=3", ...inspector, "config.capnp"];
-  const [command, argv] = V8_FLAGS.length > 0 ? ["stdbuf", ["-o0", binary, ...args]] : [binary, args];
+  const [command, argv] = v8Flags.length > 0 ? ["stdbuf", ["-o0", binary, ...args]] : [binary, args];
   const child = spawn(command, argv, {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe", "pipe"],
@@ -125,7 +125,7 @@ export async function startAlone(name, { inspectorPort, build } = {}) {
     stream.on("data", (d) => {
       // Drained, or workerd blocks on a full pipe; kept short for the error below.
       output = (output + d).slice(-4000);
-      if (V8_FLAGS.length > 0) process.stderr.write(d);
+      if (v8Flags.length > 0) process.stderr.write(d);
     });
   }
   const port = await new Promise((resolve, reject) => {

@@ -50,6 +50,12 @@ impl Money {
     }
 }
 
+/// `n` and the noun that agrees with it: `1 lead`, `2,000 leads`. A negative count reads as 0.
+pub fn plural(n: impl TryInto<u64>, one: &str, many: &str) -> String {
+    let n = n.try_into().unwrap_or(0);
+    format!("{} {}", group_thousands(n), if n == 1 { one } else { many })
+}
+
 /// `1234567` → `1,234,567`.
 pub fn group_thousands(n: u64) -> String {
     let digits = n.to_string();

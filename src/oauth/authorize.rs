@@ -95,13 +95,17 @@ pub fn requested_resource(config: &Config, form: &Form) -> Result<(), OAuthError
     }
 }
 
+/// The words of a `scope` parameter, less `offline_access`, which both grants accept and ignore.
+pub fn scope_words(raw: &str) -> Vec<&str> {
+    raw.split(' ').filter(|w| !w.is_empty() && *w != "offline_access").collect()
+}
+
 /// Parses `scope`: known scopes only; `offline_access` is accepted and ignored (refresh tokens
 /// are issued regardless, since Claude never asks for them); empty means everything the client
 /// registered, or both scopes.
 pub fn requested_scope(raw: Option<&str>, client: &Client) -> Result<ScopeSet, OAuthError> {
     let registered = client.metadata.scope.as_deref().map(|s| ScopeSet::parse(s).unwrap_or_default());
-    let words: Vec<&str> =
-        raw.unwrap_or("").split(' ').filter(|w| !w.is_empty() && *w != "offline_access").collect();
+    let words = scope_words(raw.unwrap_or(""));
     let asked = if words.is_empty() {
         registered.unwrap_or(ScopeSet::FULL)
     } else {

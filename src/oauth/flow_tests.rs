@@ -1142,6 +1142,18 @@ mod token_endpoint {
         let first = json_of(&exchange(&p, &client_id, &code, CALLBACK));
         let access = first["access_token"].as_str().unwrap();
         assert_eq!(call_tool_status(&p, access), 200);
+        // Without its verifier the code proves nothing: refused, and nothing is revoked.
+        let base = [
+            ("grant_type", "authorization_code"),
+            ("client_id", client_id.as_str()),
+            ("code", code.as_str()),
+            ("redirect_uri", CALLBACK),
+            ("code_verifier", "x".repeat(43).leak()),
+        ];
+        let guessed = token_request(&p, &base, &[]);
+        assert_error(&guessed, 400, "invalid_grant");
+        assert_eq!(json_of(&guessed)["error_description"], "The authorization code was already used.");
+        assert_eq!(call_tool_status(&p, access), 200, "a replay without the verifier revokes nothing");
         let replay = exchange(&p, &client_id, &code, CALLBACK);
         assert_error(&replay, 400, "invalid_grant");
         assert!(json_of(&replay)["error_description"].as_str().unwrap().contains("already used"));
@@ -1151,6 +1163,20 @@ mod token_endpoint {
             400,
             "invalid_grant",
         );
+    }
+
+    #[test]
+    fn a_code_replayed_after_its_lifetime_revokes_nothing() {
+        let p = TestPlatform::new();
+        let client_id = register_client(&p, LOOPBACK);
+        let code = authorize_code(&p, &client_id, CALLBACK, "u@example.com", "act");
+        let first = json_of(&exchange(&p, &client_id, &code, CALLBACK));
+        p.advance(crate::oauth::CODE_TTL_MS + 1);
+        assert_error(&exchange(&p, &client_id, &code, CALLBACK), 400, "invalid_grant");
+        let access = first["access_token"].as_str().unwrap();
+        assert_eq!(call_tool_status(&p, access), 200, "still connected");
+        let next = refresh(&p, &client_id, first["refresh_token"].as_str().unwrap());
+        assert_eq!(next.status, 200, "{}", html(&next));
     }
 
     #[test]
@@ -1326,6 +1352,21 @@ mod token_endpoint {
         assert_eq!(json_of(&narrowed)["scope"], "mcp");
         let again = refresh(&p, &client_id, json_of(&narrowed)["refresh_token"].as_str().unwrap());
         assert_eq!(json_of(&again)["scope"], "mcp mcp:act", "narrowing one access token keeps the grant");
+        // The first request's scope sent again, `offline_access` included, as some clients do.
+        let resent = refresh_for_scope(
+            &p,
+            &client_id,
+            json_of(&again)["refresh_token"].as_str().unwrap(),
+            "mcp mcp:act offline_access",
+        );
+        assert_eq!((resent.status, json_of(&resent)["scope"].as_str()), (200, Some("mcp mcp:act")));
+        let alone = refresh_for_scope(
+            &p,
+            &client_id,
+            json_of(&resent)["refresh_token"].as_str().unwrap(),
+            "offline_access",
+        );
+        assert_eq!((alone.status, json_of(&alone)["scope"].as_str()), (200, Some("mcp mcp:act")));
     }
 
     #[test]

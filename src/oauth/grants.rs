@@ -449,6 +449,13 @@ fn redeem(db: &dyn Db, route: &str, r: Redemption, now_ms: i64) -> Result<Accoun
     }
     if row.used_at.is_some() {
         // RFC 6749 §10.5 / OAuth 2.1 §4.1.3: a second redemption revokes what the first issued.
+        // Only one that could have been the first: within the code's lifetime and with its PKCE
+        // verifier. A code without its verifier redeems nothing, so presenting it proves no
+        // theft; revoking for it would let anyone who saw the callback URL (browser history, a
+        // log) disconnect the user's app at any later time (OAUTH-ANCHORS §1.2).
+        if row.code_expires_at <= now_ms || !super::pkce::verify(&r.code_verifier, &row.code_challenge) {
+            return Ok(refuse("The authorization code was already used.", "used code"));
+        }
         revoke(db, &row.grant_id, "code_replay", now_ms)?;
         return Ok(refuse(
             "The authorization code was already used; the tokens issued with it are revoked.",

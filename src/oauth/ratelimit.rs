@@ -32,6 +32,11 @@ pub fn client_address(req: &HttpRequest) -> String {
     let host = if raw.contains(':') { Host::parse(&format!("[{raw}]")) } else { Host::parse(raw) };
     match host {
         Some(Host::Ipv4([a, b, c, d])) => format!("{a}.{b}.{c}.{d}"),
+        // An IPv4-mapped address (RFC 4291 §2.5.5.2) is that IPv4 client, not one /64 that every
+        // such client would share.
+        Some(Host::Ipv6([0, 0, 0, 0, 0, 0xffff, hi, lo])) => {
+            format!("{}.{}.{}.{}", hi >> 8, hi & 0xff, lo >> 8, lo & 0xff)
+        }
         Some(Host::Ipv6(s)) => format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3]),
         Some(Host::Domain(_)) | None => "unknown".into(),
     }
@@ -94,7 +99,9 @@ mod tests {
         assert_eq!(client_address(&req("2001:db8:1:2:3:4:5:6")), "2001:db8:1:2::/64");
         assert_eq!(client_address(&req("2001:db8:1:2:ffff::1")), "2001:db8:1:2::/64");
         assert_eq!(client_address(&req(" 203.0.113.7 ")), "203.0.113.7");
-        assert_eq!(client_address(&req("::ffff:203.0.113.7")), "0:0:0:0::/64");
+        assert_eq!(client_address(&req("::ffff:203.0.113.7")), "203.0.113.7");
+        assert_eq!(client_address(&req("::ffff:cb00:7107")), "203.0.113.7");
+        assert_eq!(client_address(&req("::1")), "0:0:0:0::/64");
         // Not addresses: a host name, a bracketed or malformed address, a port.
         for other in ["nonsense", "example.com", "[2001:db8::1]", "2001:db8:::1", "203.0.113.7:443", ""] {
             assert_eq!(client_address(&req(other)), "unknown", "{other}");

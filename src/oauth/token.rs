@@ -110,9 +110,13 @@ async fn token(
                 ));
             }
             let refresh_token = form.require("refresh_token")?;
-            let scope = match form.get("scope")? {
-                None => None,
-                Some(s) => Some(ScopeSet::parse(s).map_err(|e| OAuthError::new(ErrorCode::InvalidScope, e))?),
+            // A client may send its first request's scope again, `offline_access` included.
+            let scope = match form.get("scope")?.map(authorize::scope_words) {
+                Some(words) if !words.is_empty() => Some(
+                    ScopeSet::parse(&words.join(" "))
+                        .map_err(|e| OAuthError::new(ErrorCode::InvalidScope, e))?,
+                ),
+                _ => None,
             };
             // A refresh token bound to another resource (PUBLIC_URL moved) is an invalid grant,
             // not an invalid target: RFC 6749 §5.2 `invalid_grant` covers a refresh token that

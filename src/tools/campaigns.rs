@@ -11,7 +11,7 @@ use super::sending::{exec_error, refusal, sync_now};
 use crate::compliance;
 use crate::deliverability::percent;
 use crate::emails::render::Sender;
-use crate::plans::{Limit, group_thousands};
+use crate::plans::{Limit, group_thousands, plural};
 use crate::sending::calendar::{self, Window};
 use crate::sending::classify::Class;
 use crate::sending::platform::{self, CampaignSpec, PlatformError, SendingPlatform};
@@ -25,10 +25,6 @@ const PAGE_MAX: u32 = 25;
 
 fn n(v: i64) -> String {
     group_thousands(v.max(0).unsigned_abs())
-}
-
-fn plural(v: i64, one: &str, many: &str) -> String {
-    format!("{} {}", n(v), if v == 1 { one } else { many })
 }
 
 // ---- the campaign view ----------------------------------------------------------------------

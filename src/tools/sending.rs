@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
 use super::workspace::NoArguments;
-use crate::plans::{Limit, Money};
+use crate::plans::{Limit, Money, plural};
 use crate::sending::calendar;
 use crate::sending::choice::{self, Answer, Choice, Item, Picked, Question};
 use crate::sending::names::{self, PATTERN_SETS, Sender};
@@ -107,10 +107,6 @@ fn check_answers(answers: &[Answer]) -> Result<(), Refusal> {
 
 fn primary_domain(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
     Ok(offer::load(cx.db)?.and_then(|(o, _)| o.website).and_then(|w| names::primary_domain(&w)))
-}
-
-fn plural(n: u32, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 // ---- size_sending_capacity / confirm_sizing ------------------------------------------------
@@ -1331,11 +1327,20 @@ impl Tool for ProposeEmail {
             }
             _ => None,
         };
-        let Some(full) = input.sender_name.clone().or(earlier) else {
-            return Err(Refusal::guidance(
-                "Who signs the emails? Ask the user for the sender's first and last name, then call propose_email with \
-                 sender_name.",
-            ));
+        // The name the emails are signed with, when the playbook has a full one: the user gave it
+        // already, so it is not asked for again.
+        let signed = || -> Result<Option<String>, Refusal> {
+            let playbook = crate::workspace::playbook::load(cx.db)?;
+            Ok(playbook.and_then(|(p, _)| p.sender_name).filter(|n| Sender::parse(n).is_some()))
+        };
+        let full = match input.sender_name.clone().or(earlier) {
+            Some(full) => full,
+            None => signed()?.ok_or_else(|| {
+                Refusal::guidance(
+                    "Who signs the emails? Ask the user for the sender's first and last name, then call propose_email \
+                     with sender_name.",
+                )
+            })?,
         };
         let sender = Sender::parse(&full).ok_or_else(|| {
             Refusal::InvalidArguments(
@@ -1489,13 +1494,13 @@ impl Action for OrderSendingSetup {
         match args.order.kind {
             OrderKind::OwnNames => {
                 impact.push(format!(
-                    "Buys {} ({}) for {} a year. Domain registrations are not refundable.",
+                    "Buys {} ({}) for {} a year in all. Domain registrations are not refundable.",
                     plural(domains.len() as u32, "domain", "domains"),
                     domains.join(", "),
                     m(args.domains_per_year)
                 ));
                 impact.push(format!(
-                    "Creates {} at {} a month, billed monthly until cancelled.",
+                    "Creates {}, {} a month for all of them, billed monthly until cancelled.",
                     plural(n as u32, "mailbox", "mailboxes"),
                     m(args.accounts_per_month)
                 ));
@@ -1511,7 +1516,8 @@ impl Action for OrderSendingSetup {
             }
             OrderKind::AlreadyWarmed => {
                 impact.push(format!(
-                    "Creates {} on {} already warmed up ({}), at {} a month, billed monthly until cancelled.",
+                    "Creates {} on {} already warmed up ({}), {} a month for all of them, billed monthly until \
+                     cancelled.",
                     plural(n as u32, "mailbox", "mailboxes"),
                     plural(domains.len() as u32, "domain", "domains"),
                     domains.join(", "),

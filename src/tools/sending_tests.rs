@@ -286,6 +286,16 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     assert_eq!(settled["domains"][0]["price"]["interval"], "year");
 
     assert!(w.refused("propose_email", json!({}), NOW_MS).contains("sender"));
+    // The playbook's signature is the sender's name when it has a first and a last name.
+    w.ok("save_playbook", json!({ "tone": "plain", "angle": "close faster", "sender_name": "Anna" }), NOW_MS);
+    assert!(w.refused("propose_email", json!({}), NOW_MS).contains("sender"), "a first name alone");
+    w.ok(
+        "save_playbook",
+        json!({ "tone": "plain", "angle": "close faster", "sender_name": "Claire Dubois" }),
+        NOW_MS,
+    );
+    let signed = w.ok("propose_email", json!({}), NOW_MS);
+    assert!(signed["reason"].as_str().unwrap().contains("in Claire Dubois's name"), "{signed}");
     let e = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
     assert_eq!(e["kind"], "choice");
     assert_eq!(e["arguments"]["sender_name"], "Anna Berg");

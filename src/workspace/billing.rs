@@ -374,8 +374,10 @@ impl Action for UpgradePlan {
         Ok(Proposal {
             summary: format!("Upgrade from {} to {} ({}/month)", from.name, target.name, new_price.display()),
             impact,
+            // Like bought credits or domains: a charge that is not refunded cannot be undone, even
+            // though the plan can be lowered later. A simulated one moves no money.
+            irreversible: charge.amount > 0 && !simulated,
             cost: Some(charge),
-            irreversible: false,
         })
     }
 

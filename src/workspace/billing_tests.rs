@@ -151,6 +151,7 @@ fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
     assert_eq!(approval["action"], "upgrade_plan");
     assert_eq!(approval["summary"], "Upgrade from Starter to Growth ($149/month)");
     assert_eq!(approval["cost"], json!({"amount": 10000, "currency": "usd"}), "a full period left");
+    assert_eq!(approval["irreversible"], false, "a simulated charge moves no money");
     let impact = approval["impact"].to_string();
     assert!(
         impact.contains("Charges the card on file about $100 now")
@@ -734,6 +735,7 @@ fn an_upgrade_of_a_subscription_set_to_end_does_not_promise_a_renewal() {
     let approval = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + HOUR);
     let first = approval["impact"][0].as_str().unwrap();
     assert!(first.contains("when the subscription ends as set in the billing portal"), "{first}");
+    assert_eq!(approval["irreversible"], true, "the prorated charge is not refunded");
     assert!(!first.contains("/month instead of"), "{first}");
     let answer = json!({"id": "sub_1", "object": "subscription", "customer": "cus_1", "status": "active",
         "cancel_at_period_end": true,

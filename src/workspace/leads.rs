@@ -18,7 +18,7 @@ use super::{limits, suppression};
 use crate::compliance::email_hash;
 use crate::leads::filters::Filters;
 use crate::leads::{LeadError, LeadProvider};
-use crate::plans::{Limit, group_thousands};
+use crate::plans::{Limit, group_thousands, plural};
 use crate::store::{Db, Stmt, StoreError, from_document, to_document};
 use crate::tools::{Refusal, ToolCx};
 
@@ -497,10 +497,6 @@ pub struct ImportArgs {
     pub requested: u64,
     /// The pool's size when asked.
     pub pool: u64,
-}
-
-fn plural(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", group_thousands(n), if n == 1 { one } else { many })
 }
 
 /// What a finished (or stopped) import did, for the user.
