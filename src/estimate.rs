@@ -20,11 +20,44 @@ pub struct Input {
     pub leads: u64,
     /// Days to wait before each step after the first (one entry per follow-up).
     pub waits: Vec<u32>,
-    /// Emails the mailboxes may send per sending day, all together.
+    /// The most emails a sending day, all mailboxes together.
     pub daily_capacity: u64,
+    /// The mailboxes that ramp up to their share, when some do.
+    pub ramp: Ramp,
     /// The first possible sending day.
     pub start: Date,
 }
+
+/// Mailboxes new to cold email. The sending platform's slow ramp, which `stage_campaign` turns on
+/// for every mailbox that did not come warmed, has each send [`SLOW_RAMP_STEP`] emails on its
+/// first sending day and as many more on each one after, up to `per_mailbox` (DOMAIN §3.1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ramp {
+    /// How many mailboxes ramp.
+    pub mailboxes: u64,
+    /// The share each ramps up to.
+    pub per_mailbox: u64,
+    /// Emails a day from the other mailboxes, which send their share from the first day.
+    pub steady: u64,
+}
+
+impl Ramp {
+    /// What the mailboxes can send on their `n`-th sending day (from 1), at most `limit`.
+    fn capacity(&self, n: u64, limit: u64) -> u64 {
+        if self.mailboxes == 0 {
+            return limit;
+        }
+        limit.min(self.steady + self.mailboxes * self.per_mailbox.min(SLOW_RAMP_STEP * n))
+    }
+
+    /// Sending days until each sends its share.
+    pub fn days(&self) -> u64 {
+        if self.mailboxes == 0 { 0 } else { self.per_mailbox.div_ceil(SLOW_RAMP_STEP) }
+    }
+}
+
+/// Emails a ramping mailbox adds each sending day (`sending::sizing`).
+const SLOW_RAMP_STEP: u64 = crate::sending::sizing::SLOW_RAMP_STEP as u64;
 
 /// Low, central and high.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
@@ -111,7 +144,8 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
             day_index += 1;
             continue;
         }
-        let mut left = capacity;
+        // The ramp counts the days that sent, as the platform does.
+        let mut left = input.ramp.capacity(sending_days + 1, capacity).max(1);
         let mut sent = 0;
         // Oldest follow-ups first.
         let ready: Vec<(u64, usize)> = due.range(..(day_index + 1, 0)).map(|(k, _)| *k).collect();
@@ -218,7 +252,13 @@ mod tests {
     fn one_step_is_a_division_over_weekdays() {
         // 1,000 leads at 100 a day: 10 sending days, Monday to the Friday of the next week.
         let e = estimate(
-            &Input { leads: 1_000, waits: vec![], daily_capacity: 100, start: date("2026-11-30") },
+            &Input {
+                leads: 1_000,
+                waits: vec![],
+                daily_capacity: 100,
+                ramp: Ramp::default(),
+                start: date("2026-11-30"),
+            },
             &Deliverability::default(),
         );
         assert_eq!((e.sending_days, e.emails_total, e.peak_emails_per_day), (10, 1_000, 100));
@@ -234,7 +274,13 @@ mod tests {
     fn follow_ups_take_priority_and_extend_the_tail() {
         // 3 steps, 3 days apart, 90 a day, 300 leads, starting on a Saturday.
         let e = estimate(
-            &Input { leads: 300, waits: vec![3, 3], daily_capacity: 90, start: date("2026-11-28") },
+            &Input {
+                leads: 300,
+                waits: vec![3, 3],
+                daily_capacity: 90,
+                ramp: Ramp::default(),
+                start: date("2026-11-28"),
+            },
             &Deliverability::default(),
         );
         assert_eq!(e.first_day, date("2026-11-30"), "weekends are skipped");
@@ -253,9 +299,36 @@ mod tests {
     }
 
     #[test]
+    fn new_mailboxes_ramp_up_to_their_share() {
+        // 3 new mailboxes ramping to 30 a day each: 6, 12, 18 … 90 from the 15th sending day.
+        let ramp = Ramp { mailboxes: 3, per_mailbox: 30, steady: 0 };
+        assert_eq!(ramp.days(), 15);
+        let input =
+            Input { leads: 1_000, waits: vec![], daily_capacity: 90, ramp, start: date("2026-11-30") };
+        let e = estimate(&input, &Deliverability::default());
+        assert_eq!(e.weekly[0], 6 + 12 + 18 + 24 + 30, "the first week");
+        assert_eq!(e.peak_emails_per_day, 90);
+        assert_eq!(e.emails_total, 1_000);
+        // Ramping: 6 + 12 + … + 84 = 630 in 14 days, then 370 at 90 a day: 5 more days.
+        assert_eq!(e.sending_days, 19);
+        let flat = estimate(&Input { ramp: Ramp::default(), ..input }, &Deliverability::default());
+        assert_eq!(flat.sending_days, 12, "without the ramp: 1,000 ÷ 90");
+        assert_eq!(Ramp { mailboxes: 0, per_mailbox: 30, steady: 0 }.days(), 0);
+        // A mailbox that came warmed sends its share at once, and the daily limit caps the sum.
+        let mixed = Ramp { mailboxes: 2, per_mailbox: 30, steady: 30 };
+        assert_eq!((mixed.capacity(1, 90), mixed.capacity(10, 90), mixed.capacity(10, 70)), (34, 70, 70));
+    }
+
+    #[test]
     fn a_huge_list_at_a_tiny_capacity_stops_at_the_horizon() {
         let e = estimate(
-            &Input { leads: 1_000_000, waits: vec![3], daily_capacity: 20, start: date("2026-11-30") },
+            &Input {
+                leads: 1_000_000,
+                waits: vec![3],
+                daily_capacity: 20,
+                ramp: Ramp::default(),
+                start: date("2026-11-30"),
+            },
             &Deliverability::default(),
         );
         assert!(e.beyond_horizon);

@@ -440,7 +440,7 @@ impl Tool for StageCampaign {
             store::find(cx.db, Some(&id))?.ok_or_else(|| Refusal::Internal("campaign vanished".into()))?;
         let v = view(cx, &c)?;
         let emails = v.leads * i64::from(v.sequence_steps);
-        let days = (emails + i64::from(daily_limit.max(1)) - 1) / i64::from(daily_limit.max(1));
+        let days = business_days(emails, &c.plan.spec, true, cx.now_ms);
         let mut text = format!(
             "**Campaign staged as a draft — nothing is sent.** {}: {} leads ({} added now{}), {} steps, from {} ready \
              mailboxes, up to {} emails a day, {}. Every email ends with the sender's postal address and an unsubscribe \
@@ -585,11 +585,29 @@ fn first_window(spec: &CampaignSpec, at: i64) -> Option<calendar::Date> {
     Some(zone.local_date(w.next_open(start)))
 }
 
-/// Business days to send `emails` at `per_day`, plus the waits of the last leads' follow-ups.
-fn business_days(emails: i64, per_day: u32, spec: &CampaignSpec) -> i64 {
-    let sending = (emails + i64::from(per_day.max(1)) - 1) / i64::from(per_day.max(1));
-    let trailing: i64 = spec.steps.iter().map(|s| i64::from(s.delay_days)).sum();
-    sending + trailing * 5 / 7
+/// Business days from the first email to the last, to send `emails` (leads through every step),
+/// by the estimate's day-by-day simulation (`estimate::estimate`): follow-ups on their days, at
+/// most the campaign's daily limit, and on a first launch (`ramping`) the senders new to cold
+/// email at their slow ramp. Resumed, they have sent before.
+fn business_days(emails: i64, spec: &CampaignSpec, ramping: bool, at: i64) -> i64 {
+    use crate::estimate::{Input, Ramp};
+    let per = u64::from(spec.per_mailbox);
+    let new = if ramping { spec.ramp.len() as u64 } else { 0 };
+    let ramp = Ramp {
+        mailboxes: new,
+        per_mailbox: per,
+        steady: (spec.senders.len() as u64).saturating_sub(new) * per,
+    };
+    let steps = spec.steps.len().max(1) as u64;
+    let input = Input {
+        leads: u64::try_from(emails).unwrap_or(0).div_ceil(steps),
+        waits: spec.steps.iter().skip(1).map(|s| s.delay_days).collect(),
+        daily_capacity: spec.daily_limit.into(),
+        ramp,
+        start: calendar::utc_date(at),
+    };
+    let e = crate::estimate::estimate(&input, &crate::deliverability::Deliverability::default());
+    calendar::business_days_between(e.first_day, e.last_day.succ())
 }
 
 fn load_for(cx_db: &dyn crate::store::Db, args: &CampaignArgs) -> Result<Campaign, ExecError> {
@@ -662,7 +680,7 @@ impl Action for LaunchCampaign {
                 plural(spec.senders.len() as i64, "mailbox", "mailboxes"),
                 spec.daily_limit,
                 window_text(spec),
-                business_days(emails, spec.daily_limit, spec)
+                business_days(emails, spec, true, at)
             ),
             format!(
                 "Every email shows {postal} and a one-click unsubscribe link; unsubscribes and bounces are never emailed again."
@@ -867,7 +885,7 @@ impl Action for ResumeCampaign {
                 plural(store::remaining_leads(cx.db, &c.id, None)?, "lead", "leads"),
                 spec.daily_limit,
                 window_text(spec),
-                business_days(left, spec.daily_limit, spec)
+                business_days(left, spec, false, cx.now_ms)
             ),
             "Emails that are sent cannot be recalled.".to_owned(),
             format!(

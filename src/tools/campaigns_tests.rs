@@ -315,6 +315,11 @@ fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
     );
     let impact = approval["impact"].to_string();
     assert!(impact.contains("up to 450 emails") && impact.contains("150 leads × 3 steps"), "{impact}");
+    // The six new mailboxes ramp from 12 emails a day together, 12 more each day, to the daily
+    // limit of 120: the days count that ramp, not 450 ÷ 120.
+    let days: i64 =
+        impact.split(" business days in all").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    assert_eq!(days, 10, "12 + 24 + … + 96 is 432 emails in 8 days; the follow-ups due end it on the 10th");
     assert!(
         impact.contains("cannot be recalled") && impact.contains("London") || impact.contains("Dublin"),
         "{impact}"

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
 use crate::deliverability::percent;
-use crate::estimate::{self, Input, Range};
-use crate::plans::group_thousands;
+use crate::estimate::{self, Input, Ramp, Range};
+use crate::plans::{group_thousands, plural};
 use crate::workspace::{leads, sequence};
 
 /// `estimate_campaign_plan`.
@@ -175,7 +175,14 @@ impl Tool for EstimateCampaignPlan {
         let ready = crate::tools::sending::ready_date(cx)?;
         let start = ready.map_or(tomorrow, |r| r.max(tomorrow));
         let daily = u64::from(mailboxes) * u64::from(per_mailbox);
-        let e = estimate::estimate(&Input { leads, waits: waits.clone(), daily_capacity: daily, start }, &d);
+        let ramping = ramping(cx, input.mailboxes.is_some(), mailboxes)?;
+        let per = u64::from(per_mailbox);
+        let ramp =
+            Ramp { mailboxes: ramping, per_mailbox: per, steady: (u64::from(mailboxes) - ramping) * per };
+        let e = estimate::estimate(
+            &Input { leads, waits: waits.clone(), daily_capacity: daily, ramp, start },
+            &d,
+        );
         let steps = seq.steps.len() as u32;
         let mut assumptions = vec![
             format!(
@@ -206,20 +213,32 @@ impl Tool for EstimateCampaignPlan {
                 percent(d.meeting_rate_low_bp),
                 percent(d.meeting_rate_high_bp)
             ),
-            match ready {
-                Some(r) if r > tomorrow => format!(
-                    "Sending starts on {r}, when the mailboxes are ready (get_sending_setup), then at full volume \
-                     from the first day (no ramp)"
-                ),
-                Some(_) => {
-                    "The mailboxes are ready: sending at full volume from the first day (no ramp)".to_owned()
+            {
+                let then = match ramp.mailboxes {
+                    0 => "at full volume from the first day (the mailboxes came warmed or have sent before)"
+                        .to_owned(),
+                    n => format!(
+                        "then {} new to cold email ramp up: 2 emails each on the first sending day, 2 more every day \
+                         after, {per_mailbox} from day {} (the sending platform's slow ramp, which keeps new mailboxes \
+                         out of spam)",
+                        plural(n, "mailbox", "mailboxes"),
+                        ramp.days()
+                    ),
+                };
+                match ready {
+                    Some(r) if r > tomorrow => {
+                        format!(
+                            "Sending starts on {r}, when the mailboxes are ready (get_sending_setup), {then}"
+                        )
+                    }
+                    Some(_) => format!("The mailboxes are ready: sending from tomorrow, {then}"),
+                    None => format!(
+                        "No mailboxes are ordered yet: addresses under the user's brand first take a few business \
+                         days to set up and {} days to warm up (already-warmed ones none); the dates assume sending \
+                         could start tomorrow, {then}",
+                        d.warmup_days_min
+                    ),
                 }
-                None => format!(
-                    "No mailboxes are ordered yet: addresses under the user's brand first take a few business days \
-                     to set up and {} days to warm up (already-warmed ones none); the dates assume sending could \
-                     start tomorrow, at full volume (no ramp)",
-                    d.warmup_days_min
-                ),
             },
         ];
         match (capacity_basis, &sized) {
@@ -304,4 +323,23 @@ impl Tool for EstimateCampaignPlan {
             },
         ))
     }
+}
+
+/// How many of the estimate's `mailboxes` ramp up (`estimate::Ramp`): those of the workspace that
+/// did not come warmed, while no campaign has sent from them; for mailboxes not ordered yet (or
+/// a count given in the call), all of them unless the user chose already-warmed addresses.
+fn ramping(cx: &ToolCx<'_>, given: bool, mailboxes: u32) -> Result<u64, Refusal> {
+    use crate::workspace::{campaigns, sending};
+    if campaigns::find(cx.db, None)?.is_some_and(|c| c.state != campaigns::State::Draft) {
+        return Ok(0);
+    }
+    let boxes = sending::mailboxes(cx.db)?;
+    if !boxes.is_empty() && !given {
+        let new = boxes.iter().filter(|m| !m.pre_warmed()).count() as u64;
+        return Ok(new.min(mailboxes.into()));
+    }
+    Ok(match sending::current(cx.db)?.source {
+        Some(crate::sending::platform::OrderKind::AlreadyWarmed) => 0,
+        _ => mailboxes.into(),
+    })
 }

@@ -368,9 +368,12 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     );
     assert_eq!(setup["mailboxes"].as_array().unwrap().len(), 6);
     assert_eq!(setup["domains"][0]["dns"]["dmarc"], "pending");
+    let warming = || workspace::sending::summary(&w.db).unwrap().warming;
+    assert!(!warming(), "ordered, but the warm-up is not asked for yet");
     let warm = w.ok("start_warmup", json!({}), NOW_MS + 120_000);
     assert_eq!(warm["kind"], "warmup");
     assert_eq!(warm["status"], "scheduled");
+    assert!(warming(), "only waiting is left");
     // Tuesday afternoon: set up, warming.
     let tuesday = NOW_MS + 2 * DAY + 3_600_000;
     let setup = w.ok("get_sending_setup", json!({}), tuesday);
@@ -391,6 +394,7 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     assert_eq!(setup["status"], "ready", "{setup}");
     assert!(setup["mailboxes"].as_array().unwrap().iter().all(|m| m["status"] == "ready"));
     assert_eq!(w.ok("start_warmup", json!({}), tuesday + 15 * DAY)["status"], "done");
+    assert!(!warming(), "ready");
 }
 
 #[test]

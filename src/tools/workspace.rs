@@ -109,6 +109,9 @@ impl Tool for GetWorkspaceContext {
         let planning = crate::workspace::planning::load(cx.db, &mut progress)?;
         let sending = crate::workspace::sending::summary(cx.db)?;
         progress.done.extend(sending.done());
+        if sending.warming && !progress.done.contains(&Step::Warmup) {
+            progress.warming(crate::tools::sending::ready_date(cx)?);
+        }
         let (journey, next_step) = journey::journey(&progress, |name| match super::find(name) {
             Some(t) if t.access().allows(cx.principal) => Availability::Available,
             Some(_) => Availability::NotAllowed,

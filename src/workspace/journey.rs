@@ -143,6 +143,34 @@ impl Progress {
         self.within.retain(|(s, _, _)| *s != step);
         self.within.push((step, tool, why.into()));
     }
+
+    /// The mailboxes are warming up, expected ready on `until`: weeks with nothing to do for it
+    /// but wait, so the warm-up step says so rather than name `start_warmup` again. While the
+    /// leads are not in, it names their import, which does not wait for the warm-up (PRODUCT §8:
+    /// the context always says what comes next). Call it once `done` is complete.
+    pub fn warming(&mut self, until: Option<crate::dates::Date>) {
+        let until = until.map(|d| format!(" until about {d}")).unwrap_or_default();
+        if self.done.contains(&Step::Leads) {
+            self.next_within(
+                Step::Warmup,
+                "get_sending_setup",
+                format!(
+                    "The mailboxes are warming up{until}: nothing to do but wait. get_sending_setup shows how far \
+                     they are; stage the campaign with stage_campaign once they are ready."
+                ),
+            );
+        } else {
+            self.next_within(
+                Step::Warmup,
+                "import_leads",
+                format!(
+                    "The mailboxes are warming up{until}: nothing to do for that but wait. Meanwhile, import the \
+                     leads with import_leads (an approval the user decides), so that the campaign can start as soon \
+                     as the mailboxes are ready."
+                ),
+            );
+        }
+    }
 }
 
 /// A step's status.
@@ -280,6 +308,22 @@ mod tests {
         .1
         .unwrap();
         assert_eq!(next.tool, Some("save_target"));
+    }
+
+    #[test]
+    fn a_warm_up_under_way_names_what_can_be_done_meanwhile() {
+        let before_warmup = Step::ALL.iter().copied().take_while(|s| *s != Step::Warmup).collect::<Vec<_>>();
+        let mut progress = Progress { done: before_warmup.clone(), within: vec![] };
+        progress.warming(crate::dates::parse_ymd("2026-12-18"));
+        let next = journey(&progress, |_| Availability::Available).1.unwrap();
+        assert_eq!((next.step, next.tool), (Step::Warmup, Some("import_leads")));
+        assert!(next.why.contains("warming up until about 2026-12-18"), "{}", next.why);
+        // With the leads in, only the wait is left.
+        let mut progress = Progress { done: [before_warmup, vec![Step::Leads]].concat(), within: vec![] };
+        progress.warming(None);
+        let next = journey(&progress, |_| Availability::Available).1.unwrap();
+        assert_eq!((next.step, next.tool), (Step::Warmup, Some("get_sending_setup")));
+        assert!(next.why.contains("stage_campaign once they are ready"), "{}", next.why);
     }
 
     #[test]

@@ -579,6 +579,10 @@ pub struct Summary {
     pub replies: i64,
     /// See `replies`.
     pub replies_unread: i64,
+    /// Warm-up is under way: some mailbox is not ready yet, and every such one has its warm-up
+    /// asked for and needs no attention. Only waiting is left for it.
+    #[serde(skip)]
+    pub warming: bool,
 }
 
 /// The latest campaign in a few figures.
@@ -641,6 +645,12 @@ pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
         ordered,
         mailboxes: boxes.len() as u32,
         mailboxes_ready: boxes.iter().filter(|m| m.status == MailboxStatus::Ready).count() as u32,
+        warming: boxes.iter().any(|m| m.status != MailboxStatus::Ready)
+            && boxes.iter().all(|m| {
+                m.status == MailboxStatus::Ready
+                    || (m.status != MailboxStatus::Attention
+                        && (m.warmup_requested_at.is_some() || m.pre_warmed()))
+            }),
         campaign,
         replies,
         replies_unread,
