@@ -186,6 +186,13 @@ impl Sandbox<'_> {
         if !valid {
             return taken("not a valid domain name");
         }
+        // Names no registrar sells (RFC 2606, RFC 6761, RFC 6762).
+        if ["example", "invalid", "localhost", "test", "local"]
+            .iter()
+            .any(|t| d.rsplit('.').next() == Some(t))
+        {
+            return taken("a reserved name, never registered");
+        }
         if ordered.contains(&d) || self.shelf_names().contains(&d) {
             return taken("already registered");
         }

@@ -61,6 +61,8 @@ fn the_registrar_is_deterministic_and_prices_add_up() {
     assert!(free >= 4 && free < names.len(), "{free} of {} available", names.len());
     let taken = block_on(sb.check_domains(&["google.com".into(), "not a domain".into()])).unwrap();
     assert!(taken.iter().all(|c| !c.available && c.reason.is_some()));
+    let reserved = block_on(sb.check_domains(&["acmelabs.example".into(), "x.test".into()])).unwrap();
+    assert!(reserved.iter().all(|c| !c.available && c.reason.as_deref().unwrap().contains("reserved")));
     // Another seed gives other answers.
     let other =
         Sandbox::open(&db, SandboxSettings { seed: 99, ..SandboxSettings::default() }, SUNDAY_NOON).unwrap();

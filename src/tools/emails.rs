@@ -742,8 +742,12 @@ impl Tool for CheckFirstEmail {
                 );
             }
         }
+        // The link is this lead's own, as the email would carry it: a preview's link that
+        // unsubscribed nobody could not show that it works, and the lead's address is not the
+        // user's to try it with. So the user is told before trying it.
         text.push_str(
-            " The lead's address is masked; this view was written to the personal-data access log.",
+            " The lead's address is masked; this view was written to the personal-data access log. The unsubscribe \
+             link is live: pressing its button unsubscribes this lead for good.",
         );
         Ok(Reply::new(
             text,
