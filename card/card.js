@@ -996,7 +996,7 @@
           [d.launchedAt ? "Launched " + fmtDate(d.launchedAt) : d.status === "draft" ? "Staged, not launched" : null,
             plural(d.leads, "lead") + (isNum(d.remainingLeads) && d.remainingLeads !== d.leads ? " (" + num(d.remainingLeads) + " still to email)" : ""),
             plural(d.sequenceSteps, "step"), plural(d.mailboxes, "mailbox", "mailboxes"), "up to " + num(d.dailyLimit) + " emails a day"].filter(Boolean).join(" · ")),
-        d.status === "paused" ? notice("warn", d.pausedBy === "bounces" ? "Paused by VibeSell." : "Paused.", d.pauseReason || null) : null,
+        d.status === "paused" ? notice("warn", d.pausedBy === "bounces" || d.pausedBy === "plan" ? "Paused by VibeSell." : "Paused.", d.pauseReason || null) : null,
         h.alert && d.status !== "paused" ? notice("bad", "Bounce alert.", "Bounce rate " + pct(h.bounceRate) + "; VibeSell pauses the campaign at " + pct(h.bouncePause, 0) + ".") : null,
         d.status === "draft" ? notice("info", "Nothing sent yet.", "Launching is an approval you decide.") : null,
         stats(stat("Contacted", num(s.contacted), num(s.sent) + " emails sent"), stat("Opened", num(s.opened), "approximate"), stat("Replies", num(s.replied), rate("replied")),

@@ -522,6 +522,11 @@ fn with_long_campaign() -> MemoryDb {
     }
     stmts.push(store::staged_stmt("cmp_1", "c-1", &plan, NOW_MS).unwrap());
     stmts.push(store::state_stmt("cmp_1", State::Active, None, NOW_MS, NOW_MS));
+    // On a plan that allows it a sending campaign (the free plan's would pause it).
+    stmts.push(Stmt::new(
+        "INSERT INTO billing (id, plan, status, updated_at) VALUES (1, 'growth', 'active', ?)",
+        vec![NOW_MS.into()],
+    ));
     db.batch(stmts).unwrap();
     db
 }

@@ -585,7 +585,7 @@ fn first_window(spec: &CampaignSpec, at: i64) -> Option<calendar::Date> {
     Some(zone.local_date(w.next_open(start)))
 }
 
-/// Business days from the first email to the last, to send `emails` (leads through every step),
+/// Business days with sending, to send `emails` (leads through every step),
 /// by the estimate's day-by-day simulation (`estimate::estimate`): follow-ups on their days, at
 /// most the campaign's daily limit, and on a first launch (`ramping`) the senders new to cold
 /// email at their slow ramp. Resumed, they have sent before.
@@ -606,8 +606,8 @@ fn business_days(emails: i64, spec: &CampaignSpec, ramping: bool, at: i64) -> i6
         ramp,
         start: calendar::utc_date(at),
     };
-    let e = crate::estimate::estimate(&input, &crate::deliverability::Deliverability::default());
-    calendar::business_days_between(e.first_day, e.last_day.succ())
+    // As `estimate_campaign_plan` counts them: the days with sending.
+    crate::estimate::estimate(&input, &crate::deliverability::Deliverability::default()).sending_days as i64
 }
 
 fn load_for(cx_db: &dyn crate::store::Db, args: &CampaignArgs) -> Result<Campaign, ExecError> {

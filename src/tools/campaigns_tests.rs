@@ -502,6 +502,34 @@ fn a_campaign_the_platform_lost_does_not_hold_back_the_blocklist() {
 }
 
 #[test]
+fn a_plan_that_ends_pauses_the_campaigns_it_no_longer_allows() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 120);
+    launch(&w, ready);
+    w.run_jobs_until(ready + DAY);
+    let sending = w.ok("get_campaign", json!({}), ready + DAY);
+    assert_eq!(sending["status"], "active");
+    // The subscription ends: the free plan allows no active campaign.
+    w.cancel_subscription(ready + DAY);
+    w.run_jobs_until(ready + 2 * DAY);
+    let paused = w.ok("get_campaign", json!({}), ready + 2 * DAY);
+    assert_eq!(
+        (paused["status"].clone(), paused["pausedBy"].clone()),
+        (json!("paused"), json!("plan")),
+        "{paused}"
+    );
+    assert!(
+        paused["pauseReason"].as_str().unwrap().contains("the Free plan allows 0 active campaigns"),
+        "{paused}"
+    );
+    let sent = paused["stats"]["sent"].as_i64().unwrap();
+    w.run_jobs_until(ready + 6 * DAY);
+    assert_eq!(w.ok("get_campaign", json!({}), ready + 6 * DAY)["stats"]["sent"].as_i64().unwrap(), sent);
+    // Resuming asks for the limit again.
+    assert!(w.refused("resume_campaign", json!({}), ready + 6 * DAY).contains("Plan limit"));
+}
+
+#[test]
 fn stop_and_resume_are_approvals_and_stop_sending_in_between() {
     let w = World::new();
     let (_, ready) = staged(&w, 120);

@@ -218,9 +218,8 @@ impl Tool for EstimateCampaignPlan {
                     0 => "at full volume from the first day (the mailboxes came warmed or have sent before)"
                         .to_owned(),
                     n => format!(
-                        "then {} new to cold email ramp up: 2 emails each on the first sending day, 2 more every day \
-                         after, {per_mailbox} from day {} (the sending platform's slow ramp, which keeps new mailboxes \
-                         out of spam)",
+                        "then {} new to cold email ramp up: 2 emails each the first day, 2 more each day, \
+                         {per_mailbox} from day {} (the platform's slow ramp)",
                         plural(n, "mailbox", "mailboxes"),
                         ramp.days()
                     ),

@@ -74,6 +74,17 @@ impl World {
         assert!(matches!(paid, OpReply::SandboxPaid { outcome: Paid::Paid { .. } }), "{paid:?}");
     }
 
+    /// Cancels the subscription through the sandbox billing portal, at `now`: the plan ends at
+    /// once (the free plan).
+    pub fn cancel_subscription(&self, now: i64) {
+        let portal = self.ok("open_billing_portal", json!({}), now);
+        let session = portal["url"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
+        let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: now };
+        let op = Op::SandboxCancel { session };
+        let canceled = block_on(workspace::handle_op(&svc, &workspace::Opened::default(), op)).unwrap();
+        assert_eq!(canceled, OpReply::SandboxCanceled { canceled: true });
+    }
+
     /// Answers a choice with `answer` (the card it showed), returning the next result.
     pub fn answer(&self, tool: &str, choice: &Value, answer: &str, now: i64) -> Value {
         assert_eq!(choice["kind"], "choice", "{choice}");

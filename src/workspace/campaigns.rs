@@ -78,6 +78,8 @@ pub enum PausedBy {
     Bounces,
     /// The sending platform, or someone in its own app.
     Platform,
+    /// VibeSell, because the plan was lowered below the campaigns that were sending.
+    Plan,
 }
 
 /// What a campaign sends, as staged.
@@ -315,6 +317,7 @@ pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: 
                     PausedBy::User => "user",
                     PausedBy::Bounces => "bounces",
                     PausedBy::Platform => "platform",
+                    PausedBy::Plan => "plan",
                 })
                 .into(),
             paused.map(|(_, why)| why.to_owned()).into(),
@@ -731,6 +734,28 @@ pub async fn sync_campaigns<P: SendingPlatform>(
     failed.map_or(Ok(follow), Err)
 }
 
+/// Why `c`, sending, pauses for the plan, if it does: a plan lowered below the campaigns sending
+/// (a subscription that ended, a lower plan chosen in the billing portal) must not keep sending
+/// what it no longer pays for. The newest pause first; resuming asks for the limit again.
+fn over_plan(db: &dyn Db, config: &Config, c: &Campaign) -> Result<Option<String>, StoreError> {
+    let plan = super::billing::current(db, config)?.plan;
+    let cap = plan.limits.get(Limit::ActiveCampaigns);
+    let active = all(db)?.into_iter().filter(|o| o.state == State::Active);
+    // Counted rather than sorted: a handful of campaigns, and no sort's code in the module.
+    let (mut all_active, mut older) = (0, 0);
+    for o in active {
+        all_active += 1;
+        older += i64::from(o.launched_at < c.launched_at);
+    }
+    Ok((older >= cap && all_active > cap).then(|| {
+        format!(
+            "Paused by VibeSell: the {} plan allows {}; resume it after an upgrade.",
+            plan.name,
+            Limit::ActiveCampaigns.describe(cap)
+        )
+    }))
+}
+
 /// What the campaigns need of the sync, least first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Follow {
@@ -859,24 +884,31 @@ async fn sync_one<P: SendingPlatform>(
     // The bounce threshold (PRODUCT §8, DOMAIN §3.8): alert, then pause the campaign itself.
     let d = &config.deliverability;
     let judged = judged_bounce_bp(c, &stats);
-    if state == State::Active
-        && let Some(rate) = judged.filter(|r| *r >= d.bounce_pause_bp)
-    {
+    let bounced = judged.filter(|r| state == State::Active && *r >= d.bounce_pause_bp);
+    let ours = match bounced {
+        Some(rate) => {
+            let (sent, bounced) = since_resume(c, &stats);
+            Some((
+                PausedBy::Bounces,
+                format!(
+                    "Paused by VibeSell: {} of {} emails{} bounced ({}), past the {} limit. Bounces hurt the sending \
+                     domains' reputation: check the lead list before resuming.",
+                    bounced,
+                    sent,
+                    if c.bounce_base.0 > 0 { " since it resumed" } else { "" },
+                    percent(rate),
+                    percent(d.bounce_pause_bp)
+                ),
+            ))
+        }
+        // The plan's limit (a lowered plan), checked where the bounces are.
+        None if state == State::Active => over_plan(db, config, c)?.map(|why| (PausedBy::Plan, why)),
+        None => None,
+    };
+    if let Some(why) = ours {
         platform.pause(pid).await?;
         state = State::Paused;
-        let (sent, bounced) = since_resume(c, &stats);
-        pause = Some((
-            PausedBy::Bounces,
-            format!(
-                "Paused by VibeSell: {} of {} emails{} bounced ({}), past the {} limit. Bounces hurt the sending domains' \
-             reputation: check the lead list before resuming.",
-                bounced,
-                sent,
-                if c.bounce_base.0 > 0 { " since it resumed" } else { "" },
-                percent(rate),
-                percent(d.bounce_pause_bp)
-            ),
-        ));
+        pause = Some(why);
     }
     let alert = judged.is_some_and(|r| r >= d.bounce_alert_bp && c.bounce_alert_at.is_none()).then_some(at);
     stmts.push(Stmt::new(

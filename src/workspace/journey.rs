@@ -154,19 +154,15 @@ impl Progress {
             self.next_within(
                 Step::Warmup,
                 "get_sending_setup",
-                format!(
-                    "The mailboxes are warming up{until}: nothing to do but wait. get_sending_setup shows how far \
-                     they are; stage the campaign with stage_campaign once they are ready."
-                ),
+                format!("The mailboxes are warming up{until}; stage the campaign (stage_campaign) once they are ready."),
             );
         } else {
             self.next_within(
                 Step::Warmup,
                 "import_leads",
                 format!(
-                    "The mailboxes are warming up{until}: nothing to do for that but wait. Meanwhile, import the \
-                     leads with import_leads (an approval the user decides), so that the campaign can start as soon \
-                     as the mailboxes are ready."
+                    "The mailboxes are warming up{until}; meanwhile, import the leads (import_leads, an approval the \
+                     user decides)."
                 ),
             );
         }
@@ -323,7 +319,7 @@ mod tests {
         progress.warming(None);
         let next = journey(&progress, |_| Availability::Available).1.unwrap();
         assert_eq!((next.step, next.tool), (Step::Warmup, Some("get_sending_setup")));
-        assert!(next.why.contains("stage_campaign once they are ready"), "{}", next.why);
+        assert!(next.why.contains("(stage_campaign) once they are ready"), "{}", next.why);
     }
 
     #[test]
