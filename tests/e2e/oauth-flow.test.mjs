@@ -11,7 +11,9 @@ let client;
 const redirectUri = "http://127.0.0.1:49152/callback";
 
 before(async () => {
-  worker = await startWorker();
+  // This file signs in more than the default 30 times a minute from one address; the limits
+  // themselves are tested in limits.test.mjs.
+  worker = await startWorker({ vars: { OAUTH_RATE_LIMITS: "authorize=300/60" } });
   client = await registerClient(worker, ["http://127.0.0.1/callback"]);
 });
 after(async () => {
@@ -109,6 +111,30 @@ test("a code redeemed 12 times at once has exactly one winner, and the replays r
   assert.equal(call.status, 401);
   assert.match(call.headers.get("www-authenticate"), /error="invalid_token"/);
   assert.equal((await refresh(winners[0].json.refresh_token)).json.error, "invalid_grant");
+});
+
+test("a used code without its verifier revokes nothing; with it, the grant ends", async () => {
+  const { code, verifier } = await codeFor("replay@example.com");
+  const tokens = (await redeem(code, verifier)).json;
+  const callWith = (token) => post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), { token });
+  // Someone who saw the callback URL has the code, not the verifier: refused, and the app stays
+  // connected (OAUTH-ANCHORS §1.2).
+  const guessed = await redeem(code, pkce().verifier);
+  assert.deepEqual([guessed.status, guessed.json.error, guessed.json.error_description], [400, "invalid_grant", "The authorization code was already used."]);
+  assert.equal((await callWith(tokens.access_token)).status, 200);
+  // The client sends its first scope again on refresh, offline_access included.
+  const renewed = await tokenRequest(worker, {
+    grant_type: "refresh_token",
+    client_id: client.client_id,
+    refresh_token: tokens.refresh_token,
+    scope: "mcp mcp:act offline_access",
+  });
+  assert.deepEqual([renewed.status, renewed.json.scope], [200, "mcp mcp:act"], renewed.text);
+  // The verifier with it: the code was redeemed twice by someone holding everything, so what it
+  // issued is revoked (RFC 6749 §10.5).
+  const replay = await redeem(code, verifier);
+  assert.equal(replay.json.error, "invalid_grant");
+  assert.equal((await callWith(renewed.json.access_token)).status, 401);
 });
 
 test("a refresh token presented 10 times at once rotates once; every caller gets the same new pair", async () => {
