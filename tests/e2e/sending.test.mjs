@@ -13,9 +13,11 @@ import { subscribed, ok } from "./billing-helpers.mjs";
 const dir = mkdtempSync(join(tmpdir(), "vibesell-sending-"));
 const bounceDir = mkdtempSync(join(tmpdir(), "vibesell-bounces-"));
 const followDir = mkdtempSync(join(tmpdir(), "vibesell-follow-"));
+const planDir = mkdtempSync(join(tmpdir(), "vibesell-plan-"));
 let worker;
 let bounceWorker;
 let followWorker;
+let planWorker;
 const OFFER = {
   product: "Ledgerly",
   description: "Close automation for finance teams",
@@ -32,9 +34,11 @@ after(async () => {
   await worker?.stop();
   await bounceWorker?.stop();
   await followWorker?.stop();
+  await planWorker?.stop();
   rmSync(dir, { recursive: true, force: true });
   rmSync(bounceDir, { recursive: true, force: true });
   rmSync(followDir, { recursive: true, force: true });
+  rmSync(planDir, { recursive: true, force: true });
 });
 /** A simulated week in well under two seconds (the sandbox clock's time scale). */
 const FAST = JSON.stringify({ timeScale: 400000 });
@@ -436,6 +440,32 @@ test("bounces past the threshold pause the campaign by themselves", async () => 
   const bounces = await ok(client, "list_replies", { classification: "bounce", limit: 25 });
   assert.ok(bounces.total >= 1);
   assert.equal(bounces.replies[0].bodyAuthor, "mail_server");
+  await client.close();
+});
+
+test("a subscription that ends pauses the campaign its plan no longer allows", async () => {
+  planWorker = await startWorker({ persist: planDir });
+  await warmedAndPlanned(planWorker, "plan-ends@example.com", 60);
+  await planWorker.stop();
+  planWorker = await startWorker({ persist: planDir, vars: { SANDBOX_SENDING: JSON.stringify({ timeScale: 100000 }) } });
+  const client = await connect(planWorker, { sub: "plan-ends@example.com", app: true });
+  await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
+  await ok(client, "stage_campaign");
+  const launch = await ok(client, "launch_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+  await until(client, "get_campaign", {}, (c) => c.stats.sent > 0);
+  // The user cancels in the billing portal: back on the free plan, which allows no campaign.
+  const portal = await ok(client, "open_billing_portal");
+  const cancel = await fetch(portal.url, { method: "POST", headers: { origin: planWorker.origin } });
+  assert.match(await cancel.text(), /back on the free plan/);
+  const paused = await until(client, "get_campaign", {}, (c) => c.status === "paused");
+  assert.deepEqual([paused.status, paused.pausedBy], ["paused", "plan"]);
+  assert.match(paused.pauseReason, /the Free plan allows 0 active campaigns/);
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal((await ok(client, "get_campaign")).stats.sent, paused.stats.sent, "nothing more is sent");
+  const resume = await client.callTool({ name: "resume_campaign", arguments: {} });
+  assert.equal(resume.isError, true);
+  assert.match(resume.content[0].text, /Plan limit/);
   await client.close();
 });
 
