@@ -415,6 +415,24 @@ async function warmedAndPlanned(w, sub, leads) {
   await client.close();
 }
 
+/**
+ * A launched campaign of `sub` (already-warmed addresses, 60 leads), on a Worker restarted from
+ * `dir` with a simulated day in about 0.9 s; `hold` is given each Worker started, so that the
+ * test's `after` stops it. Resolves to a connected app client.
+ */
+async function launchedFast(dir, sub, hold) {
+  const planned = hold(await startWorker({ persist: dir }));
+  await warmedAndPlanned(planned, sub, 60);
+  await planned.stop();
+  const fast = hold(await startWorker({ persist: dir, vars: { SANDBOX_SENDING: JSON.stringify({ timeScale: 100000 }) } }));
+  const client = await connect(fast, { sub, app: true });
+  await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
+  await ok(client, "stage_campaign");
+  const launch = await ok(client, "launch_campaign");
+  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+  return client;
+}
+
 test("bounces past the threshold pause the campaign by themselves", async () => {
   // A list with 15% bad addresses; real time for the questions, then a fast clock.
   const vars = { SANDBOX_SENDING: JSON.stringify({ bounceBp: 1500 }) };
@@ -444,15 +462,7 @@ test("bounces past the threshold pause the campaign by themselves", async () => 
 });
 
 test("a subscription that ends pauses the campaign its plan no longer allows", async () => {
-  planWorker = await startWorker({ persist: planDir });
-  await warmedAndPlanned(planWorker, "plan-ends@example.com", 60);
-  await planWorker.stop();
-  planWorker = await startWorker({ persist: planDir, vars: { SANDBOX_SENDING: JSON.stringify({ timeScale: 100000 }) } });
-  const client = await connect(planWorker, { sub: "plan-ends@example.com", app: true });
-  await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
-  await ok(client, "stage_campaign");
-  const launch = await ok(client, "launch_campaign");
-  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+  const client = await launchedFast(planDir, "plan-ends@example.com", (w) => (planWorker = w));
   await until(client, "get_campaign", {}, (c) => c.stats.sent > 0);
   // The user cancels in the billing portal: back on the free plan, which allows no campaign.
   const portal = await ok(client, "open_billing_portal");
@@ -470,16 +480,8 @@ test("a subscription that ends pauses the campaign its plan no longer allows", a
 });
 
 test("a stopped campaign is followed by the sync on its own for 14 days, then let go", async () => {
-  followWorker = await startWorker({ persist: followDir });
-  await warmedAndPlanned(followWorker, "follow@example.com", 60);
-  await followWorker.stop();
-  // A simulated day in about 0.9 s: the 14 days of following in about 12 s.
-  followWorker = await startWorker({ persist: followDir, vars: { SANDBOX_SENDING: JSON.stringify({ timeScale: 100000 }) } });
-  let client = await connect(followWorker, { sub: "follow@example.com", app: true });
-  await until(client, "get_sending_setup", {}, (s) => s.status === "ready");
-  await ok(client, "stage_campaign");
-  const launch = await ok(client, "launch_campaign");
-  assert.equal((await ok(client, "decide_approval", { id: launch.id, decision: "approve" })).status, "done");
+  // The 14 days of following in about 12 s.
+  let client = await launchedFast(followDir, "follow@example.com", (w) => (followWorker = w));
   await until(client, "get_campaign", {}, (c) => c.stats.sent > 0);
   const stop = await ok(client, "stop_campaign");
   assert.equal((await ok(client, "decide_approval", { id: stop.id, decision: "approve" })).status, "done");
