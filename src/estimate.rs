@@ -42,6 +42,11 @@ pub struct Ramp {
 }
 
 impl Ramp {
+    /// `mailboxes` sending `per_mailbox` a day each once ramped, of which `new` ramp up.
+    pub fn new(mailboxes: u64, new: u64, per_mailbox: u64) -> Ramp {
+        Ramp { mailboxes: new, per_mailbox, steady: mailboxes.saturating_sub(new) * per_mailbox }
+    }
+
     /// What the mailboxes can send on their `n`-th sending day (from 1), at most `limit`.
     fn capacity(&self, n: u64, limit: u64) -> u64 {
         if self.mailboxes == 0 {
@@ -315,7 +320,8 @@ mod tests {
         assert_eq!(flat.sending_days, 12, "without the ramp: 1,000 ÷ 90");
         assert_eq!(Ramp { mailboxes: 0, per_mailbox: 30, steady: 0 }.days(), 0);
         // A mailbox that came warmed sends its share at once, and the daily limit caps the sum.
-        let mixed = Ramp { mailboxes: 2, per_mailbox: 30, steady: 30 };
+        let mixed = Ramp::new(3, 2, 30);
+        assert_eq!(mixed, Ramp { mailboxes: 2, per_mailbox: 30, steady: 30 });
         assert_eq!((mixed.capacity(1, 90), mixed.capacity(10, 90), mixed.capacity(10, 70)), (34, 70, 70));
     }
 

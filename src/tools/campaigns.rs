@@ -591,13 +591,8 @@ fn first_window(spec: &CampaignSpec, at: i64) -> Option<calendar::Date> {
 /// email at their slow ramp. Resumed, they have sent before.
 fn business_days(emails: i64, spec: &CampaignSpec, ramping: bool, at: i64) -> i64 {
     use crate::estimate::{Input, Ramp};
-    let per = u64::from(spec.per_mailbox);
     let new = if ramping { spec.ramp.len() as u64 } else { 0 };
-    let ramp = Ramp {
-        mailboxes: new,
-        per_mailbox: per,
-        steady: (spec.senders.len() as u64).saturating_sub(new) * per,
-    };
+    let ramp = Ramp::new(spec.senders.len() as u64, new, spec.per_mailbox.into());
     let steps = spec.steps.len().max(1) as u64;
     let input = Input {
         leads: u64::try_from(emails).unwrap_or(0).div_ceil(steps),

@@ -176,9 +176,7 @@ impl Tool for EstimateCampaignPlan {
         let start = ready.map_or(tomorrow, |r| r.max(tomorrow));
         let daily = u64::from(mailboxes) * u64::from(per_mailbox);
         let ramping = ramping(cx, input.mailboxes.is_some(), mailboxes)?;
-        let per = u64::from(per_mailbox);
-        let ramp =
-            Ramp { mailboxes: ramping, per_mailbox: per, steady: (u64::from(mailboxes) - ramping) * per };
+        let ramp = Ramp::new(mailboxes.into(), ramping, per_mailbox.into());
         let e = estimate::estimate(
             &Input { leads, waits: waits.clone(), daily_capacity: daily, ramp, start },
             &d,
