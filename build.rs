@@ -5,9 +5,10 @@
 //! their CSP hashes, so the VibeSell web pages (`src/webapp.rs`) serve the card's very views under
 //! a policy that allows exactly those two inline blocks.
 //!
-//! It also turns the tools' JSON Schemas (`src/tools/schemas.json`, generated from the Rust types
-//! by `cargo test`, see `src/tools/schema.rs`) into a table of compact JSON strings the Worker
-//! embeds, so that schema derivation never runs, or ships, in the Worker.
+//! It also turns the tools' JSON Schemas and descriptions (`src/tools/schemas.json`, generated
+//! from the Rust declarations by `cargo test`, see `src/tools/schema.rs`) into a table of compact
+//! JSON strings the Worker embeds, so that schema derivation never runs, or ships, in the Worker,
+//! and the descriptions are packed with the schemas rather than carried as string constants.
 //!
 //! The card and the schema texts are the Worker's two large texts: it ships them as one brotli
 //! stream (`texts.br`, read by `src/embedded.rs`), which the runtime's brotli decoder unpacks once
@@ -151,9 +152,10 @@ fn lowercase_table(out: &Path) {
     std::fs::write(out, text).expect("writing lowercase.rs");
 }
 
-/// Returns the schema text, the distinct schema texts of `src/tools/schemas.json` one after the
-/// other, and writes `SCHEMAS: &[(name, [input from, to, output from, to])]`, sorted by name, into
-/// it.
+/// Returns the schema text, the distinct texts of `src/tools/schemas.json` (schemas and
+/// descriptions, as compact JSON) one after the other, and writes
+/// `SCHEMAS: &[(name, [input from, to, output from, to, description from, to])]`, sorted by name,
+/// into it.
 /// A missing or unreadable file (a merge conflict, a new tool not yet generated) gives an empty
 /// or partial table and a warning rather than a failed build, because the file is regenerated
 /// by `UPDATE_SNAPSHOTS=1 cargo test`, which needs the crate to build;
@@ -180,8 +182,9 @@ fn embed_schemas(out: &Path) -> String {
     // Compact JSON (`Value`'s `Display`); a missing schema is empty.
     let text =
         |schemas: &serde_json::Value, key: &str| schemas.get(key).map(|s| s.to_string()).unwrap_or_default();
+    const PARTS: [&str; 3] = ["input", "output", "description"];
     let mut texts: Vec<String> =
-        tools.iter().flat_map(|(_, schemas)| [text(schemas, "input"), text(schemas, "output")]).collect();
+        tools.iter().flat_map(|(_, schemas)| PARTS.map(|part| text(schemas, part))).collect();
     texts.sort();
     texts.dedup();
     let mut blob = String::new();
@@ -194,13 +197,13 @@ fn embed_schemas(out: &Path) -> String {
         .collect();
     // The text itself goes into `texts`.
     let mut rust = String::from(
-        "/// (tool name, [input from, to, output from, to] in the schema text), sorted by name.\n\
-         pub static SCHEMAS: &[(&str, [u32; 4])] = &[\n",
+        "/// (tool name, [input from, to, output from, to, description from, to] in the schema text),\n\
+         /// sorted by name.\n\
+         pub static SCHEMAS: &[(&str, [u32; 6])] = &[\n",
     );
     for (name, schemas) in tools {
-        let (a, b) = at[&text(schemas, "input")];
-        let (c, d) = at[&text(schemas, "output")];
-        let _ = writeln!(rust, "    ({name:?}, [{a}, {b}, {c}, {d}]),");
+        let [(a, b), (c, d), (e, f)] = PARTS.map(|part| at[&text(schemas, part)]);
+        let _ = writeln!(rust, "    ({name:?}, [{a}, {b}, {c}, {d}, {e}, {f}]),");
     }
     rust.push_str("];\n");
     std::fs::write(out, rust).expect("writing schemas.rs");

@@ -311,14 +311,17 @@ pub trait DynTool: Sync {
     fn name(&self) -> &'static str;
     /// Human title.
     fn title(&self) -> &'static str;
-    /// Model-facing description.
+    /// Model-facing description. Native only: the Worker copies it into `tools/list` from the
+    /// embedded text ([`schema::Schemas::description`]), so that the module does not carry it
+    /// twice.
+    #[cfg(not(target_arch = "wasm32"))]
     fn description(&self) -> &'static str;
     /// Access class.
     fn access(&self) -> Access;
     /// Hints.
     fn hints(&self) -> Hints;
-    /// The input and output schemas (JSON text): derived from the types natively, embedded from
-    /// `src/tools/schemas.json` in the Worker (see [`schema`]). `None` only for a tool missing
+    /// The description and the input and output schemas (JSON text): derived from the
+    /// declaration natively, embedded from `src/tools/schemas.json` in the Worker (see [`schema`]). `None` only for a tool missing
     /// from a stale embedded table, which `cargo test` does not let through.
     fn schemas(&self) -> Option<schema::Schemas>;
     /// Validates the arguments against the input schema, decodes them and runs the handler.
@@ -345,6 +348,7 @@ impl<T: Tool> DynTool for T {
     fn title(&self) -> &'static str {
         T::TITLE
     }
+    #[cfg(not(target_arch = "wasm32"))]
     fn description(&self) -> &'static str {
         T::DESCRIPTION
     }
@@ -356,7 +360,7 @@ impl<T: Tool> DynTool for T {
     }
     #[cfg(not(target_arch = "wasm32"))]
     fn schemas(&self) -> Option<schema::Schemas> {
-        Some(schema::derived::<T::Input, T::Output>())
+        Some(schema::derived::<T::Input, T::Output>(T::DESCRIPTION))
     }
     #[cfg(target_arch = "wasm32")]
     fn schemas(&self) -> Option<schema::Schemas> {
@@ -432,7 +436,7 @@ fn finish(
 pub struct Descriptor<'a> {
     name: &'static str,
     title: Option<&'static str>,
-    description: &'static str,
+    description: &'a str,
     input_schema: &'a str,
     output_schema: Option<&'a str>,
     annotations: Option<Annotations>,
@@ -468,8 +472,8 @@ impl Descriptor<'_> {
     /// Appends the entry as JSON to `out`, the schemas as they are. Written by hand because
     /// serde_json copies text into its output only through `RawValue`, whose feature compiled a
     /// second JSON parser (over `&str`) into the Worker, about 5 KB gzip, for this one list.
-    /// The schemas are JSON by construction: written by serde_json, natively from the types or
-    /// by `build.rs` from `src/tools/schemas.json`.
+    /// The description and the schemas are JSON by construction: written by serde_json, natively
+    /// from the declaration or by `build.rs` from `src/tools/schemas.json`.
     pub fn write_json(&self, out: &mut String) {
         // Serialising a string or these small structs cannot fail.
         fn push<T: Serialize + ?Sized>(out: &mut String, value: &T) {
@@ -482,7 +486,7 @@ impl Descriptor<'_> {
             push(out, title);
         }
         out.push_str(",\"description\":");
-        push(out, self.description);
+        out.push_str(self.description);
         out.push_str(",\"inputSchema\":");
         out.push_str(self.input_schema);
         if let Some(output) = self.output_schema {
@@ -508,7 +512,7 @@ pub fn descriptor<'a>(tool: &dyn DynTool, schemas: &'a schema::Schemas, version:
     Descriptor {
         name: tool.name(),
         title: structured.then(|| tool.title()),
-        description: tool.description(),
+        description: &schemas.description,
         input_schema: &schemas.input,
         output_schema: structured.then_some(&*schemas.output),
         annotations: version.has_annotations().then(|| Annotations {

@@ -21,9 +21,15 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-/// A tool's input and output schemas, as JSON text.
+/// A tool's contract as `tools/list` copies it: its description and its input and output
+/// schemas, each as JSON text. The description travels with the schemas so that the Worker
+/// carries it only in the embedded text, which brotli packs with the schemas' own wording,
+/// rather than once more as a string constant in the module (docs/scale.md, "Size").
 #[derive(Debug, Clone)]
 pub struct Schemas {
+    /// The model-facing description ([`crate::tools::registry::Tool::DESCRIPTION`]) as a JSON
+    /// string, quotes included.
+    pub description: Cow<'static, str>,
     /// The schema of the arguments.
     pub input: Cow<'static, str>,
     /// The schema of the `structuredContent`.
@@ -35,15 +41,15 @@ mod table {
     include!(concat!(env!("OUT_DIR"), "/schemas.rs"));
 }
 
-/// The schemas of the tool `name` as generated into `src/tools/schemas.json`, if it is there.
+/// The contract of the tool `name` as generated into `src/tools/schemas.json`, if it is there.
 #[cfg(any(test, target_arch = "wasm32"))]
 pub fn embedded(name: &str) -> Option<Schemas> {
     let i = table::SCHEMAS.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-    let (_, [a, b, c, d]) = table::SCHEMAS[i];
+    let (_, [a, b, c, d, e, f]) = table::SCHEMAS[i];
     let text = |from: u32, to: u32| {
         crate::embedded::schema_text().get(from as usize..to as usize).map(Cow::Borrowed)
     };
-    Some(Schemas { input: text(a, b)?, output: text(c, d)? })
+    Some(Schemas { description: text(e, f)?, input: text(a, b)?, output: text(c, d)? })
 }
 
 /// The names in the embedded table, in its order.
@@ -52,10 +58,12 @@ pub fn embedded_names() -> Vec<&'static str> {
     table::SCHEMAS.iter().map(|(n, _)| *n).collect()
 }
 
-/// The schemas of `I` (arguments) and `O` (`structuredContent`), derived from the types.
+/// The contract of a tool described by `description`, with the schemas of `I` (arguments) and
+/// `O` (`structuredContent`) derived from the types.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn derived<I: JsonSchema, O: JsonSchema>() -> Schemas {
+pub fn derived<I: JsonSchema, O: JsonSchema>(description: &str) -> Schemas {
     Schemas {
+        description: Cow::Owned(Value::from(description).to_string()),
         input: Cow::Owned(input_schema::<I>().to_string()),
         output: Cow::Owned(output_schema::<O>().to_string()),
     }
