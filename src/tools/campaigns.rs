@@ -317,7 +317,14 @@ impl Tool for StageCampaign {
         let boxes_now = setup::mailboxes(cx.db)?;
         let ready: Vec<&Mailbox> = boxes_now.iter().filter(|m| m.status == MailboxStatus::Ready).collect();
         // Mailboxes warmed by their seller send their full volume at once; new ones ramp up.
-        let ramp = ready.iter().filter(|m| !m.pre_warmed()).map(|m| m.address.clone()).collect();
+        // The slow ramp is for mailboxes new to cold email: neither warmed by their seller nor
+        // sending for an earlier campaign.
+        let seasoned = store::seasoned(cx.db)?;
+        let ramp = ready
+            .iter()
+            .filter(|m| !m.pre_warmed() && !seasoned.contains(&m.address))
+            .map(|m| m.address.clone())
+            .collect();
         let ready: Vec<String> = ready.iter().map(|m| m.address.clone()).collect();
         if ready.is_empty() {
             return Err(Refusal::guidance(if boxes.is_empty() {

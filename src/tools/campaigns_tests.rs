@@ -663,3 +663,29 @@ fn card_fixtures_are_real_campaign_outputs() {
         &[(platform_id.as_str(), "sim_cmp_0123456789abcdef"), (id.as_str(), "cmp_0123456789ab")],
     );
 }
+
+/// A second campaign from mailboxes that sent for the first is estimated, staged and launched at
+/// full volume: the slow ramp belongs to a mailbox's first campaign. The estimate once ramped
+/// them again whenever the newest campaign was a draft.
+#[test]
+fn mailboxes_that_have_sent_do_not_ramp_again() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 150);
+    launch(&w, ready);
+    let later = ready + 30 * DAY;
+    w.run_jobs_until(later);
+    assert_eq!(w.ok("get_campaign", json!({}), later)["status"], "completed");
+    import(&w, "imp_second", 60);
+    let second = w.ok("stage_campaign", json!({ "daily_limit": 120 }), later);
+    assert_eq!((second["status"].clone(), second["leads"].clone()), (json!("draft"), json!(60)));
+    let estimate = w.ok("estimate_campaign_plan", json!({}), later)["assumptions"].to_string();
+    assert!(estimate.contains("at full volume from the first day"), "{estimate}");
+    assert!(!estimate.contains("ramp up"), "{estimate}");
+    let counted = w.ok("estimate_campaign_plan", json!({}), later);
+    assert_eq!(counted["leads"], 60, "the second campaign's leads, not the first's: {counted}");
+    // 60 leads × 3 steps at 120 a day: the days the follow-ups need, not a ramp's.
+    let impact = w.ok("launch_campaign", json!({}), later)["impact"].to_string();
+    let days: i64 =
+        impact.split(" business days in all").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    assert!(days <= 8, "{impact}");
+}

@@ -121,7 +121,7 @@ impl Tool for EstimateCampaignPlan {
     const DESCRIPTION: &'static str = "Estimates the campaign from the leads, the saved sequence and the sending \
         capacity: emails per day, new leads per day, the days needed (weekdays only, follow-ups first), start and \
         end dates, emails per week, and the expected range of replies, positive replies and meetings, with every \
-        assumption stated. Leads default to the imported ones and capacity to the sized one (or the defaults when \
+        assumption stated. Leads default to the imported ones not yet in a launched campaign and capacity to the sized one (or the defaults when \
         sizing is not done); pass lead_count or mailboxes to try other figures. Needs the sequence.";
     const ACCESS: Access = Access::Read;
     const HINTS: Hints = Hints { idempotent: true, open_world: false };
@@ -140,8 +140,17 @@ impl Tool for EstimateCampaignPlan {
         })?;
         let (leads, leads_basis) = match input.lead_count {
             Some(n) => (n, Basis::Argument),
-            None => match leads::count(cx.db)? {
+            // The leads the next campaign would take: a later campaign is estimated for its own
+            // leads, not for those the earlier ones sent to.
+            None => match crate::workspace::campaigns::leads_for_next(cx.db)? {
                 n if n > 0 => (n as u64, Basis::Workspace),
+                _ if leads::count(cx.db)? > 0 => {
+                    return Err(Refusal::guidance(
+                        "Every imported lead is already in a launched campaign (get_campaign follows it). Import more \
+                         leads with import_leads for the next one, or pass lead_count to estimate for a list of that \
+                         size.",
+                    ));
+                }
                 _ => {
                     return Err(Refusal::guidance(
                         "No leads are imported yet. Import them with import_leads, or pass lead_count to estimate for \
@@ -322,18 +331,20 @@ impl Tool for EstimateCampaignPlan {
     }
 }
 
-/// How many of the estimate's `mailboxes` ramp up (`estimate::Ramp`): those of the workspace that
-/// did not come warmed, while no campaign has sent from them; for mailboxes not ordered yet (or
-/// a count given in the call), all of them unless the user chose already-warmed addresses.
+/// How many of the estimate's `mailboxes` ramp up (`estimate::Ramp`), as staging will count them:
+/// those of the workspace that neither came warmed nor sent for an earlier campaign
+/// (`campaigns::seasoned`); for mailboxes not ordered yet (or a count given in the call), all of
+/// them unless the user chose already-warmed addresses or a campaign has sent.
 fn ramping(cx: &ToolCx<'_>, given: bool, mailboxes: u32) -> Result<u64, Refusal> {
     use crate::workspace::{campaigns, sending};
-    if campaigns::find(cx.db, None)?.is_some_and(|c| c.state != campaigns::State::Draft) {
-        return Ok(0);
-    }
+    let seasoned = campaigns::seasoned(cx.db)?;
     let boxes = sending::mailboxes(cx.db)?;
     if !boxes.is_empty() && !given {
-        let new = boxes.iter().filter(|m| !m.pre_warmed()).count() as u64;
+        let new = boxes.iter().filter(|m| !m.pre_warmed() && !seasoned.contains(&m.address)).count() as u64;
         return Ok(new.min(mailboxes.into()));
+    }
+    if !seasoned.is_empty() {
+        return Ok(0);
     }
     Ok(match sending::current(cx.db)?.source {
         Some(crate::sending::platform::OrderKind::AlreadyWarmed) => 0,

@@ -247,6 +247,14 @@ pub fn find(db: &dyn Db, id: Option<&str>) -> Result<Option<Campaign>, StoreErro
     Ok(all(db)?.into_iter().find(|c| id.is_none_or(|id| c.id == id)))
 }
 
+/// The mailboxes that have sent cold email: the senders of every campaign that left draft. They
+/// are past the slow ramp a mailbox goes through on its first campaign (DOMAIN §3.1: the
+/// platform's ramp belongs to the sending account, +2 a day up to its cap), so a later campaign
+/// sends from them at full volume.
+pub fn seasoned(db: &dyn Db) -> Result<Vec<String>, StoreError> {
+    Ok(all(db)?.into_iter().filter(|c| c.state != State::Draft).flat_map(|c| c.plan.spec.senders).collect())
+}
+
 /// The draft being prepared, if any.
 pub fn draft(db: &dyn Db) -> Result<Option<Campaign>, StoreError> {
     Ok(all(db)?.into_iter().find(|c| c.state == State::Draft))
@@ -356,6 +364,20 @@ pub fn unassigned_leads(db: &dyn Db) -> Result<Vec<(Lead, String)>, StoreError> 
         .filter(|(lead, _)| !suppressed.contains(&lead.email.to_ascii_lowercase()))
         .map(|(lead, s)| (lead, s.email_status.unwrap_or_default()))
         .collect())
+}
+
+/// How many imported leads the next campaign can send to: those in no campaign yet or in the
+/// draft, not those a campaign has already taken out of draft (suppressed ones included: the count
+/// is an estimate's, and staging leaves them out).
+pub fn leads_for_next(db: &dyn Db) -> Result<i64, StoreError> {
+    Ok(db
+        .query(Stmt::new(
+            "SELECT COUNT(*) FROM leads l WHERE NOT EXISTS (SELECT 1 FROM campaign_leads m JOIN campaigns c \
+             ON c.id = m.campaign_id WHERE m.lead_id = l.id AND c.status != 'draft')",
+            vec![],
+        ))?
+        .scalar_i64()
+        .unwrap_or(0))
 }
 
 /// The statement that puts a lead in a campaign (pushed to the platform).
