@@ -187,10 +187,8 @@ impl Sandbox<'_> {
             return taken("not a valid domain name");
         }
         // Names no registrar sells (RFC 2606, RFC 6761, RFC 6762).
-        if ["example", "invalid", "localhost", "test", "local"]
-            .iter()
-            .any(|t| d.rsplit('.').next() == Some(t))
-        {
+        let tld = d.rsplit('.').next().unwrap_or_default();
+        if ["example", "invalid", "localhost", "test", "local"].contains(&tld) {
             return taken("a reserved name, never registered");
         }
         if ordered.contains(&d) || self.shelf_names().contains(&d) {

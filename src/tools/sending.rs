@@ -1327,21 +1327,20 @@ impl Tool for ProposeEmail {
             }
             _ => None,
         };
-        // The name the emails are signed with, when the playbook has a full one: the user gave it
-        // already, so it is not asked for again.
-        let signed = || -> Result<Option<String>, Refusal> {
-            let playbook = crate::workspace::playbook::load(cx.db)?;
-            Ok(playbook.and_then(|(p, _)| p.sender_name).filter(|n| Sender::parse(n).is_some()))
+        // The name given or chosen before; else the one the emails are signed with, when the
+        // playbook has a full one: the user gave it already, so it is not asked for again.
+        let signed = match input.sender_name.clone().or(earlier) {
+            Some(full) => Some(full),
+            None => crate::workspace::playbook::load(cx.db)?
+                .and_then(|(p, _)| p.sender_name)
+                .filter(|n| Sender::parse(n).is_some()),
         };
-        let full = match input.sender_name.clone().or(earlier) {
-            Some(full) => full,
-            None => signed()?.ok_or_else(|| {
-                Refusal::guidance(
-                    "Who signs the emails? Ask the user for the sender's first and last name, then call propose_email \
-                     with sender_name.",
-                )
-            })?,
-        };
+        let full = signed.ok_or_else(|| {
+            Refusal::guidance(
+                "Who signs the emails? Ask the user for the sender's first and last name, then call propose_email \
+                 with sender_name.",
+            )
+        })?;
         let sender = Sender::parse(&full).ok_or_else(|| {
             Refusal::InvalidArguments(
                 "`sender_name` needs a first and a last name written with letters (e.g. \"Anna Berg\")"
