@@ -106,13 +106,13 @@ impl Limit {
         }
     }
 
-    /// How people say it, with a count: "1,000 leads per month", "3 mailboxes".
+    /// How people say it, with a count: "1,000 leads per month", "1 lead per month", "3 mailboxes".
     pub fn describe(self, n: i64) -> String {
-        let count = group_thousands(n.max(0).unsigned_abs());
+        let n = n.max(0);
         match self {
-            Limit::LeadsPerMonth => format!("{count} leads per month"),
-            Limit::Mailboxes => format!("{count} mailbox{}", if n == 1 { "" } else { "es" }),
-            Limit::ActiveCampaigns => format!("{count} active campaign{}", if n == 1 { "" } else { "s" }),
+            Limit::LeadsPerMonth => plural(n, "lead", "leads") + " per month",
+            Limit::Mailboxes => plural(n, "mailbox", "mailboxes"),
+            Limit::ActiveCampaigns => plural(n, "active campaign", "active campaigns"),
         }
     }
 
@@ -301,6 +301,8 @@ mod tests {
         assert_eq!(Money::new(1000, "chf").display(), "10 CHF");
         assert_eq!(Limit::LeadsPerMonth.describe(5000), "5,000 leads per month");
         assert_eq!(Limit::Mailboxes.describe(1), "1 mailbox");
+        assert_eq!(Limit::LeadsPerMonth.describe(1), "1 lead per month");
+        assert_eq!(Limit::Mailboxes.describe(-2), "0 mailboxes");
         assert_eq!(Limit::ActiveCampaigns.describe(0), "0 active campaigns");
     }
 }
