@@ -390,7 +390,7 @@ impl Dispatch<'_> {
                 if has_cursor(&params) {
                     return invalid_params("unknown cursor: resources/templates/list has a single page");
                 }
-                Answer::Result(server::resource_templates_list().to_string())
+                Answer::Result(server::resource_templates_list(version).to_string())
             }
             "resources/read" => {
                 let Some(uri) = params.get("uri").and_then(Value::as_str) else {

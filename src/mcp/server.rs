@@ -83,6 +83,8 @@ pub fn initialize_json(version: Version, principal: &Principal) -> Rc<str> {
 }
 
 const CARD_NAME: &str = "vibesell-card";
+/// The card's display title (`title` on resources and templates, from 2025-06-18).
+const CARD_TITLE: &str = "VibeSell card";
 const CARD_DESCRIPTION: &str = "The VibeSell card: shows each VibeSell result (workspace, leads, emails, setup, campaign, replies, approvals) to the user.";
 
 /// `resources/list`: the card.
@@ -95,19 +97,23 @@ pub fn resources_list(version: Version) -> Value {
         "size": card::html().len(),
     });
     if version.has_structured_content() {
-        resource["title"] = Value::from("VibeSell card");
+        resource["title"] = Value::from(CARD_TITLE);
     }
     json!({ "resources": [resource] })
 }
 
 /// `resources/templates/list`: any card version resolves to the current card.
-pub fn resource_templates_list() -> Value {
-    json!({ "resourceTemplates": [{
+pub fn resource_templates_list(version: Version) -> Value {
+    let mut template = json!({
         "uriTemplate": "ui://vibesell/card-{version}",
         "name": CARD_NAME,
         "description": CARD_DESCRIPTION,
         "mimeType": card::MIME_TYPE,
-    }] })
+    });
+    if version.has_structured_content() {
+        template["title"] = Value::from(CARD_TITLE);
+    }
+    json!({ "resourceTemplates": [template] })
 }
 
 /// `resources/read` of the current card's URI, serialised once per isolate: the card is about

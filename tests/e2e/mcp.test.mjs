@@ -276,6 +276,9 @@ test("resources: the card is listed and readable under any card version", async 
   await assert.rejects(client.readResource({ uri: "ui://vibesell/other" }), (e) => e.code === -32002);
   const templates = await client.listResourceTemplates();
   assert.equal(templates.resourceTemplates[0].uriTemplate, "ui://vibesell/card-{version}");
+  // Display titles (2025-06-18's BaseMetadata) on the resource and its template alike.
+  assert.equal(card.title, "VibeSell card");
+  assert.equal(templates.resourceTemplates[0].title, card.title);
   await client.close();
   // MCP Apps hosts may negotiate an older version, or send no version header: the card's
   // `_meta.ui` is there for them too, as the tools' is.
