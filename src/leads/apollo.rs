@@ -215,6 +215,9 @@ pub fn search_query(f: &Filters, page: u64, per_page: u64) -> String {
     if !f.titles.is_empty() {
         q.push(("include_similar_titles".into(), "false".into()));
     }
+    // People whose work address Apollo has verified, for the count as for the import: unverified
+    // addresses bounce, and bounces pause campaigns and burn the sending domains (DOMAIN §6.3).
+    q.push(("contact_email_status[]".into(), "verified".into()));
     q.push(("page".into(), page.to_string()));
     q.push(("per_page".into(), per_page.to_string()));
     q.iter().map(|(k, v)| format!("{}={}", encode(k), encode(v))).collect::<Vec<_>>().join("&")
@@ -280,7 +283,12 @@ fn person(p: &Value, enriched: Option<&Value>) -> Person {
         company_size: size_band(e).or_else(|| size_band(p)),
         country: pick("/country"),
         city: pick("/city"),
-        email: enriched.and_then(work_email),
+        // Only an address Apollo has verified is imported: the search asks for verified people
+        // only, and an enrichment that says otherwise (the status can change in between) counts as
+        // no usable address (DOMAIN §6.3: verify before import, only Verified).
+        email: enriched
+            .filter(|m| text(m, "/email_status").as_deref() == Some("verified"))
+            .and_then(work_email),
         email_status: enriched.and_then(|m| text(m, "/email_status")),
     }
 }

@@ -512,7 +512,7 @@ pub fn describe(job: &Import) -> String {
         skipped.push(format!("{} on the suppression list", group_thousands(job.skipped_suppressed)));
     }
     if job.skipped_no_email > 0 {
-        skipped.push(format!("{} without a work address", group_thousands(job.skipped_no_email)));
+        skipped.push(format!("{} without a verified work address", group_thousands(job.skipped_no_email)));
     }
     if job.skipped_excluded > 0 {
         skipped.push(format!("{} excluded", group_thousands(job.skipped_excluded)));

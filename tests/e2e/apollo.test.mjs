@@ -64,6 +64,7 @@ test("the pool is counted with one free search of one result, with the documente
   assert.deepEqual(q.getAll("person_locations[]"), ["United States"]);
   assert.deepEqual(q.getAll("organization_num_employees_ranges[]"), ["51,200"]);
   assert.deepEqual(q.getAll("person_department_or_subdepartments[]"), ["master_sales"]);
+  assert.deepEqual(q.getAll("contact_email_status[]"), ["verified"], "only verified addresses (DOMAIN §6.3)");
   assert.equal(q.get("per_page"), "1");
   assert.equal(searches()[0].headers["x-api-key"], KEY);
   assert.ok(!searches()[0].query.toString().includes(KEY), "the key never goes in the URL");
@@ -156,7 +157,7 @@ test("an approved import pages the search and enriches ten people per call, coun
   assert.equal(ctx.leads.total, 50);
   assert.ok(job.skippedNoEmail > 0, "locked addresses are not imported");
   assert.equal(job.credits, 50, "one credit per revealed address, as Apollo reported");
-  assert.match(decided.result, /Imported 50 leads; skipped \d+ without a work address; 50 credits used\./);
+  assert.match(decided.result, /Imported 50 leads; skipped \d+ without a verified work address; 50 credits used\./);
   await app.close();
 });
 
@@ -191,8 +192,8 @@ test("recipients whose country the vocabulary does not list, or who have none, g
   // Apollo knows every country; VibeSell's vocabulary only the largest markets. A Greek finance
   // director (Greece is not in it) and one whose country Apollo does not give.
   const added = [
-    { id: "ap_gr01", first_name: "Eleni", last_name_obfuscated: "Pa***u", title: "Finance Director", seniority: "director", country: "Greece", city: "Athens", organization: { name: "Aegean Freight", primary_domain: "aegeanfreight.gr", estimated_num_employees: 120 } },
-    { id: "ap_xx01", first_name: "Chris", last_name_obfuscated: "Mo***n", title: "Finance Director", seniority: "director", organization: { name: "Nowhere Works", primary_domain: "nowhereworks.io", estimated_num_employees: 80 } },
+    { id: "ap_gr01", email_status: "verified", first_name: "Eleni", last_name_obfuscated: "Pa***u", title: "Finance Director", seniority: "director", country: "Greece", city: "Athens", organization: { name: "Aegean Freight", primary_domain: "aegeanfreight.gr", estimated_num_employees: 120 } },
+    { id: "ap_xx01", email_status: "verified", first_name: "Chris", last_name_obfuscated: "Mo***n", title: "Finance Director", seniority: "director", organization: { name: "Nowhere Works", primary_domain: "nowhereworks.io", estimated_num_employees: 80 } },
   ];
   fake.state.people.push(...added);
   const c = await connect(worker, { sub: "apollo-gdpr@example.com" });
@@ -266,7 +267,7 @@ test("two imports approved side by side stop at the plan's monthly allowance, an
     await held.arrived;
     const second = await ok(other, "decide_approval", { id: b.id, decision: "approve" });
     assert.equal(second.status, "done", JSON.stringify(second));
-    assert.match(second.result, /^Imported 40 leads; skipped \d+ without a work address; 40 credits used\.$/);
+    assert.match(second.result, /^Imported 40 leads; skipped \d+ without a verified work address; 40 credits used\.$/);
   } finally {
     held.release();
   }
@@ -275,7 +276,7 @@ test("two imports approved side by side stop at the plan's monthly allowance, an
   // The first takes only the room left, and says why it stopped short of what was asked.
   assert.match(
     cut.result,
-    /^Imported 10 leads of the 30 asked for \(the plan's monthly lead limit was reached\); skipped \d+ already in the workspace, \d+ without a work address; 10 credits used\.$/,
+    /^Imported 10 leads of the 30 asked for \(the plan's monthly lead limit was reached\); skipped \d+ already in the workspace, \d+ without a verified work address; 10 credits used\.$/,
   );
   const ctx = await ok(app, "get_workspace_context");
   assert.equal(ctx.leads.total, 50, "never past the plan's 50");
@@ -316,7 +317,7 @@ test("an import whose batch was at Apollo while another filled the month writes 
   // not imported, and the report says how many, so that every credit used is accounted for.
   assert.equal(
     cut.result,
-    "Imported 10 leads of the 30 asked for (the plan's monthly lead limit was reached; 14 people found beyond it were not imported); skipped 6 without a work address; 24 credits used.",
+    "Imported 10 leads of the 30 asked for (the plan's monthly lead limit was reached; 14 people found beyond it were not imported); skipped 6 without a verified work address; 24 credits used.",
   );
   const ctx = await ok(app, "get_workspace_context");
   assert.equal(ctx.leads.total, 50, "never past the plan's 50");

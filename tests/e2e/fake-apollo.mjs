@@ -9,9 +9,14 @@
 // `hold(path)` keeps the next request to `path` waiting until the test releases it.
 import { createServer } from "node:http";
 
-/** A fake Apollo: 230 people in the US, half VPs of Sales, half Heads of Sales. */
+/**
+ * A fake Apollo: 230 people in the US whose work address Apollo has verified, half VPs of Sales,
+ * half Heads of Sales, and 20 more like them whose address it has not (`email_status`), whom only
+ * a search without `contact_email_status[]=verified` finds.
+ */
 export function fakeApollo(KEY) {
-  const people = Array.from({ length: 230 }, (_, i) => ({
+  const people = Array.from({ length: 250 }, (_, i) => ({
+    email_status: i < 230 ? "verified" : "unverified",
     id: `ap_${String(i).padStart(4, "0")}`,
     first_name: `First${i}`,
     last_name_obfuscated: "Ro***s",
@@ -45,8 +50,12 @@ export function fakeApollo(KEY) {
       if (url.pathname === "/api/v1/mixed_people/api_search") {
         const titles = url.searchParams.getAll("person_titles[]");
         const locations = url.searchParams.getAll("person_locations[]");
+        const statuses = url.searchParams.getAll("contact_email_status[]");
         const matching = people.filter(
-          (p) => (!titles.length || titles.includes(p.title)) && (!locations.length || locations.includes(p.country)),
+          (p) =>
+            (!titles.length || titles.includes(p.title)) &&
+            (!locations.length || locations.includes(p.country)) &&
+            (!statuses.length || statuses.includes(p.email_status)),
         );
         const page = Number(url.searchParams.get("page") ?? 1);
         const perPage = Math.min(100, Number(url.searchParams.get("per_page") ?? 10));
@@ -71,7 +80,7 @@ export function fakeApollo(KEY) {
           const p = people.find((x) => x.id === id);
           if (!p) return null;
           const i = Number(id.slice(3));
-          return { ...p, last_name: `Last${i}`, email: i % 10 === 4 ? "email_not_unlocked@domain.com" : `first${i}@${p.organization.primary_domain}`, email_status: "verified" };
+          return { ...p, last_name: `Last${i}`, email: i % 10 === 4 ? "email_not_unlocked@domain.com" : `first${i}@${p.organization.primary_domain}` };
         });
         const credits = matches.filter((m) => m && !m.email.startsWith("email_not")).length;
         return send(200, { status: "success", matches, credits_consumed: credits, missing_records: matches.filter((m) => !m).length });

@@ -158,6 +158,7 @@ fn counts_for_free_with_one_result_per_page_and_documented_parameters() {
         "person_department_or_subdepartments%5B%5D=master_sales",
         "q_organization_keyword_tags%5B%5D=computer%20software",
         "include_similar_titles=false",
+        "contact_email_status%5B%5D=verified",
         "page=1",
         "per_page=1",
     ] {
@@ -165,6 +166,21 @@ fn counts_for_free_with_one_result_per_page_and_documented_parameters() {
     }
     assert!(req.headers.contains(&("x-api-key".into(), "key-123".into())));
     assert!(!req.url.contains("key-123"), "the key never goes in the URL");
+}
+
+/// Only an address Apollo calls verified is imported, even when the enrichment's verdict differs
+/// from the search's (the search asks for verified people only).
+#[test]
+fn an_address_apollo_has_not_verified_is_not_imported() {
+    let found = person_json(3);
+    let mut matched = found.clone();
+    matched["email"] = json!("first3@company1.com");
+    for (status, imported) in [("verified", true), ("unverified", false), ("likely_to_engage", false)] {
+        matched["email_status"] = json!(status);
+        assert_eq!(super::person(&found, Some(&matched)).email.is_some(), imported, "{status}");
+    }
+    matched.as_object_mut().unwrap().remove("email_status");
+    assert_eq!(super::person(&found, Some(&matched)).email, None, "no verdict, no import");
 }
 
 #[test]
