@@ -575,3 +575,38 @@ fn outcomes_the_list_does_not_show_are_looked_for_again_only_hours_later() {
     }
     assert_eq!(fake.count("POST /api/v2/leads/list"), 240);
 }
+
+/// A reply opt-out is suppressed as soon as the sync has read it, even when the platform fails
+/// on the sync's next call: the sync once wrote replies and suppressions together at its end.
+#[test]
+fn a_reply_opt_out_is_kept_when_the_rest_of_the_sync_fails() {
+    let fake = Fake::new(|req, _| {
+        let p = path(req);
+        match p.as_str() {
+            p if p.starts_with("GET /api/v2/emails?") => json_response(
+                200,
+                json!({ "items": [
+                    { "id": "e1", "lead": "p7@x.example", "from_address_email": "p7@x.example",
+                      "eaccount": "anna@getledgerly.com", "subject": "Re: hi",
+                      "body": { "text": "Please remove me from your list." },
+                      "timestamp_created": "2026-11-30T10:00:00.000Z", "step": "0" }
+                ] }),
+            ),
+            _ => json_response(400, json!({ "error": "Bad Request" })),
+        }
+    });
+    let db = with_long_campaign();
+    let config = crate::testing::test_config();
+    let i = Instantly::new(
+        &InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) },
+        &db,
+        &fake,
+        NOW_MS,
+    );
+    // The campaign's own failure is logged and the sync goes on; what was read stays.
+    let _ = block_on(crate::workspace::campaigns::sync_campaigns(&db, &config, &i, false));
+    assert!(fake.count("GET /api/v2/campaigns") > 0, "the platform was asked after the replies");
+    assert!(crate::workspace::suppression::is_suppressed(&db, "p7@x.example").unwrap());
+    let replies = (&db as &dyn Db).query(Stmt::new("SELECT COUNT(*) FROM replies", vec![])).unwrap();
+    assert_eq!(replies.scalar_i64(), Some(1));
+}

@@ -838,6 +838,15 @@ async fn sync_one<P: SendingPlatform>(
         }
         since = since.max(r.at);
     }
+    // Written before anything else is asked of the platform, so that a call failing below does
+    // not leave a reply opt-out unsuppressed until some later sync gets through (review finding).
+    if !stmts.is_empty() {
+        stmts.push(Stmt::new(
+            "UPDATE campaigns SET replies_since = ? WHERE id = ?",
+            vec![since.into(), c.id.clone().into()],
+        ));
+        db.batch(std::mem::take(&mut stmts))?;
+    }
     // What the platform knows about bounces and link unsubscribes.
     let report = if full {
         platform.report(pid).await?
