@@ -341,6 +341,12 @@ impl Tool for StartCheckout {
                         plans.find(&l.plan).map_or(l.plan.as_str(), |p| p.name.as_str())
                     )));
                 }
+                // Closed: remembered as expired now, so that it is never handed out again even if
+                // the new page cannot be made (review finding), and the next page's key still
+                // follows it.
+                let mut ended = l.clone();
+                ended.session.expires_at = Some(cx.now_ms);
+                billing::remember_checkout(cx.db, &ended)?;
             }
             // A paid page is forgotten (`billing::apply_event`), and the next key must differ
             // from the one made after it: the subscription it made does.

@@ -108,6 +108,20 @@ test("checkout and portal sessions are created the way Stripe documents", async 
   await client.close();
 });
 
+test("a page closed for another plan is never handed out again, even when the new one could not be made", async () => {
+  const client = await connect(worker, { sub: "live-checkout-closed@example.com" });
+  const growth = await ok(client, "start_checkout", { plan: "growth" });
+  stripe.failNext.set("/v1/checkout/sessions", 10);
+  const failed = await client.callTool({ name: "start_checkout", arguments: { plan: "starter" } });
+  assert.equal(failed.isError, true, JSON.stringify(failed));
+  assert.equal(stripe.sessions.get(growth.sessionId).status, "expired", "closed before the new page was asked for");
+  stripe.failNext.delete("/v1/checkout/sessions");
+  const again = await ok(client, "start_checkout", { plan: "growth" });
+  assert.notEqual(again.sessionId, growth.sessionId, "the closed page is not handed out");
+  assert.equal(stripe.sessions.get(again.sessionId).status, "open");
+  await client.close();
+});
+
 test("the webhook verifies signatures, applies each event once and in order", async () => {
   const sub = "live-webhook@example.com";
   const client = await connect(worker, { sub });
