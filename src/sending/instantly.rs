@@ -23,9 +23,9 @@ use serde_json::{Value, json};
 use super::calendar;
 use super::names;
 use super::platform::{
-    Account, AccountStatus, AddedLeads, CampaignReport, CampaignSpec, CampaignStatus, Day, Dns, DomainCheck,
-    LeadSpec, OrderKind, OrderSpec, Outcome, OutcomePage, PResult, Placed, PlatformError, Quote, QuoteItem,
-    Received, ReceivedPage, SendingPlatform, ShelfDomain, StepTotals, Totals,
+    Account, AccountStatus, AddedLeads, ApprovedPrices, CampaignReport, CampaignSpec, CampaignStatus, Day,
+    Dns, DomainCheck, LeadSpec, OrderKind, OrderSpec, Outcome, OutcomePage, PResult, Placed, PlatformError,
+    Quote, QuoteItem, Received, ReceivedPage, SendingPlatform, ShelfDomain, StepTotals, Totals,
 };
 use super::{InstantlyConfig, sandbox::LEADS_PER_CALL, sandbox::MAX_MAILBOXES_PER_DOMAIN};
 use crate::outbound::{Outbound, OutboundRequest};
@@ -586,7 +586,7 @@ impl SendingPlatform for Instantly<'_> {
         Ok(Self::parse_quote(&v))
     }
 
-    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed> {
+    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
         let domains: Vec<String> = order.items.iter().map(|i| i.domain.to_ascii_lowercase()).collect();
         let placed_before = |ordered: &[String]| domains.iter().all(|d| ordered.contains(d));
         let reference = format!("instantly:{}", domains.join(","));
@@ -599,8 +599,8 @@ impl SendingPlatform for Instantly<'_> {
         if !quote.valid {
             return Err(PlatformError::Refused(quote.problems.join(" ")));
         }
-        if quote.due_now > max_due_now {
-            return Err(PlatformError::Refused(super::sandbox::price_changed(max_due_now, quote.due_now)));
+        if let Some(why) = approved.exceeded(&quote) {
+            return Err(PlatformError::Refused(why));
         }
         let body = Self::order_body(order, false);
         for attempt in 0..2 {

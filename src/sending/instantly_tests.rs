@@ -202,15 +202,23 @@ fn an_order_is_simulated_priced_and_never_placed_twice() {
         let q = block_on(i.quote(&order())).unwrap();
         assert!(q.valid);
         assert_eq!((q.domains_per_year, q.accounts_per_month, q.due_now), (1_200, 300, 1_500));
-        let p = block_on(i.place_order(&order(), "vibesell-apr_1-order", 1_500)).unwrap();
+        // Dearer than approved, now or later: nothing is bought (the monthly price here).
+        let cheaper = ApprovedPrices { due_now: 1_500, domains_per_year: 1_200, accounts_per_month: 299 };
+        let err = block_on(i.place_order(&order(), "vibesell-apr_1-order", &cheaper)).unwrap_err();
+        assert!(
+            matches!(err, PlatformError::Refused(ref m) if m.contains("of the mailboxes per month went up from $2.99 to $3")),
+            "{err}"
+        );
+        let approved = ApprovedPrices { accounts_per_month: 300, ..cheaper };
+        let p = block_on(i.place_order(&order(), "vibesell-apr_1-order", &approved)).unwrap();
         assert_eq!(p.charged, None, "found already placed");
         // Asked again (the approval's watchdog): still one order.
-        block_on(i.place_order(&order(), "vibesell-apr_1-order", 1_500)).unwrap();
+        block_on(i.place_order(&order(), "vibesell-apr_1-order", &approved)).unwrap();
     });
     assert_eq!(
         fake.count("POST /api/v2/dfy-email-account-orders"),
-        3,
-        "the quote, the price check before buying, one real order"
+        4,
+        "the quote, the price check refused, the price check before buying, one real order"
     );
     let real = fake
         .requests
@@ -234,7 +242,7 @@ fn an_order_is_simulated_priced_and_never_placed_twice() {
     with(&fake, |i| {
         let q = block_on(i.quote(&order())).unwrap();
         assert!(!q.valid && q.unavailable == vec!["getledgerly.com".to_owned()]);
-        let err = block_on(i.place_order(&order(), "k", i64::MAX)).unwrap_err();
+        let err = block_on(i.place_order(&order(), "k", &ApprovedPrices::ANY)).unwrap_err();
         assert!(matches!(err, PlatformError::Refused(ref m) if m.contains("getledgerly.com")), "{err}");
     });
 }

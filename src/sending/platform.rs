@@ -152,6 +152,43 @@ pub struct Quote {
     pub currency: String,
 }
 
+/// An order's prices as the user approved them, in cents: placing it never pays more, now or
+/// later (PRODUCT §6: an approval executes what it described).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApprovedPrices {
+    /// Charged when the order is placed.
+    pub due_now: i64,
+    /// Domain registrations, per year.
+    pub domains_per_year: i64,
+    /// Mailboxes, per month.
+    pub accounts_per_month: i64,
+}
+
+impl ApprovedPrices {
+    /// No ceiling (tests).
+    pub const ANY: ApprovedPrices =
+        ApprovedPrices { due_now: i64::MAX, domains_per_year: i64::MAX, accounts_per_month: i64::MAX };
+
+    /// Why `quote` costs more than was approved, if it does: the first price that went up.
+    pub fn exceeded(&self, quote: &Quote) -> Option<String> {
+        let m = |cents: i64| crate::plans::Money::new(cents, &quote.currency).display();
+        [
+            ("due now", self.due_now, quote.due_now),
+            ("of the domains per year", self.domains_per_year, quote.domains_per_year),
+            ("of the mailboxes per month", self.accounts_per_month, quote.accounts_per_month),
+        ]
+        .into_iter()
+        .find(|(_, approved, now)| now > approved)
+        .map(|(what, approved, now)| {
+            format!(
+                "The price {what} went up from {} to {} since it was approved, so nothing was ordered.",
+                m(approved),
+                m(now)
+            )
+        })
+    }
+}
+
 /// A placed order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Placed {
@@ -430,8 +467,8 @@ pub trait SendingPlatform {
     /// Prices and validates an order without placing it.
     async fn quote(&self, order: &OrderSpec) -> PResult<Quote>;
     /// Places an order, at most once per `key` (a retry with the same key returns the same
-    /// order), and never for more than `max_due_now` cents (the price the user approved).
-    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed>;
+    /// order), and never for more than the user `approved`.
+    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed>;
     /// The mailboxes with these addresses that exist.
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>>;
     /// DNS authentication of the domains of these mailboxes.
@@ -522,8 +559,8 @@ impl SendingPlatform for Platform<'_> {
     async fn quote(&self, order: &OrderSpec) -> PResult<Quote> {
         delegate!(self, p => p.quote(order).await)
     }
-    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed> {
-        delegate!(self, p => p.place_order(order, key, max_due_now).await)
+    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
+        delegate!(self, p => p.place_order(order, key, approved).await)
     }
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>> {
         delegate!(self, p => p.accounts(emails).await)

@@ -29,9 +29,9 @@ use super::calendar::{self, Window};
 use super::classify::Class;
 use super::names;
 use super::platform::{
-    Account, AccountStatus, AddedLeads, CampaignReport, CampaignSpec, CampaignStatus, Day, Dns, DomainCheck,
-    OrderKind, OrderSpec, Outcome, OutcomePage, PResult, Placed, PlatformError, Quote, QuoteItem, Received,
-    ReceivedPage, SendingPlatform, ShelfDomain, StepTotals, Totals,
+    Account, AccountStatus, AddedLeads, ApprovedPrices, CampaignReport, CampaignSpec, CampaignStatus, Day,
+    Dns, DomainCheck, OrderKind, OrderSpec, Outcome, OutcomePage, PResult, Placed, PlatformError, Quote,
+    QuoteItem, Received, ReceivedPage, SendingPlatform, ShelfDomain, StepTotals, Totals,
 };
 use super::{SandboxSettings, draw_bp, stable_hash};
 use crate::store::{Db, Stmt, StoreError, from_document, to_document};
@@ -947,7 +947,7 @@ impl SendingPlatform for Sandbox<'_> {
         Ok(self.price(order)?)
     }
 
-    async fn place_order(&self, order: &OrderSpec, key: &str, max_due_now: i64) -> PResult<Placed> {
+    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
         #[derive(Deserialize)]
         struct Row {
             id: String,
@@ -964,8 +964,8 @@ impl SendingPlatform for Sandbox<'_> {
         if !quote.valid {
             return Err(PlatformError::Refused(quote.problems.join(" ")));
         }
-        if quote.due_now > max_due_now {
-            return Err(PlatformError::Refused(price_changed(max_due_now, quote.due_now)));
+        if let Some(why) = approved.exceeded(&quote) {
+            return Err(PlatformError::Refused(why));
         }
         let id = format!("sim_ord_{:016x}", stable_hash(&[key.as_bytes()]));
         let at = self.now;
@@ -1348,16 +1348,6 @@ impl SendingPlatform for Sandbox<'_> {
         )])?;
         Ok(())
     }
-}
-
-/// Why an order was not placed when its price went up after the user approved it.
-pub fn price_changed(approved: i64, now: i64) -> String {
-    let m = |c: i64| crate::plans::Money::new(c, "usd").display();
-    format!(
-        "The price went up from {} to {} since it was approved, so nothing was ordered.",
-        m(approved),
-        m(now)
-    )
 }
 
 /// A quote as stored with a placed order (so a retried order returns what was charged).

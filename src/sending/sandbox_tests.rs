@@ -97,8 +97,8 @@ fn orders_are_idempotent_and_own_names_take_two_business_days() {
     let sb = open(&db, SUNDAY_NOON);
     let two = available(&sb, 2);
     let spec = order(OrderKind::OwnNames, &[&two[0], &two[1]]);
-    let first = block_on(sb.place_order(&spec, "vibesell-apr_1-order", i64::MAX)).unwrap();
-    let again = block_on(sb.place_order(&spec, "vibesell-apr_1-order", i64::MAX)).unwrap();
+    let first = block_on(sb.place_order(&spec, "vibesell-apr_1-order", &ApprovedPrices::ANY)).unwrap();
+    let again = block_on(sb.place_order(&spec, "vibesell-apr_1-order", &ApprovedPrices::ANY)).unwrap();
     assert_eq!(first, again, "the same key places the order once");
     let orders =
         db.query(Stmt::new("SELECT COUNT(*) FROM sandbox_sending_orders", vec![])).unwrap().scalar_i64();
@@ -128,7 +128,7 @@ fn orders_are_idempotent_and_own_names_take_two_business_days() {
     let sunday_late = SUNDAY_NOON + 11 * HOUR;
     let sb3 = open(&db3, sunday_late);
     let spec3 = order(OrderKind::OwnNames, &[&available(&sb3, 1)[0]]);
-    block_on(sb3.place_order(&spec3, "late", i64::MAX)).unwrap();
+    block_on(sb3.place_order(&spec3, "late", &ApprovedPrices::ANY)).unwrap();
     run_until(&db3, tuesday_noon);
     let set_up = block_on(open(&db3, tuesday_noon).accounts(&spec3.addresses())).unwrap();
     assert!(set_up.iter().all(|a| !a.setup_pending), "{set_up:?}");
@@ -137,7 +137,7 @@ fn orders_are_idempotent_and_own_names_take_two_business_days() {
     let db2 = self::db();
     let sb2 = open(&db2, SUNDAY_NOON);
     let spec2 = order(OrderKind::OwnNames, &[&available(&sb2, 1)[0]]);
-    block_on(sb2.place_order(&spec2, "k", i64::MAX)).unwrap();
+    block_on(sb2.place_order(&spec2, "k", &ApprovedPrices::ANY)).unwrap();
     block_on(sb2.enable_warmup(&spec2.addresses())).unwrap();
     let health_at = |real: i64| {
         run_until(&db2, real);
@@ -197,7 +197,7 @@ fn launched(db: &MemoryDb, n: usize, daily_limit: u32) -> (String, Vec<String>) 
     let spec = order(OrderKind::AlreadyWarmed, &[&shelf[0].domain]);
     let q = block_on(sb.quote(&spec)).unwrap();
     assert_eq!((q.valid, q.domains_per_year, q.accounts_per_month), (true, 0, 1_500));
-    block_on(sb.place_order(&spec, "order", i64::MAX)).unwrap();
+    block_on(sb.place_order(&spec, "order", &ApprovedPrices::ANY)).unwrap();
     let senders = spec.addresses();
     let id = block_on(sb.create_campaign(&campaign_spec(senders.clone(), daily_limit), "campaign")).unwrap();
     assert_eq!(
@@ -363,7 +363,7 @@ fn new_mailboxes_ramp_up_slowly() {
     let db = db();
     let sb = open(&db, SUNDAY_NOON);
     let spec = order(OrderKind::OwnNames, &[&available(&sb, 1)[0]]);
-    block_on(sb.place_order(&spec, "k", i64::MAX)).unwrap();
+    block_on(sb.place_order(&spec, "k", &ApprovedPrices::ANY)).unwrap();
     let senders = spec.addresses();
     // The ramp is the campaign's setting for each sender, as Instantly's account setting is:
     // the first mailbox ramps up, the second (as if warmed by its seller) does not.

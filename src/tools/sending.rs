@@ -1466,7 +1466,8 @@ pub struct OrderSendingSetup;
 pub struct OrderArgs {
     /// The domains and mailboxes.
     pub order: OrderSpec,
-    /// Charged when ordering (cents): the most the user approves.
+    /// Charged when ordering (cents). This and the two recurring prices are the most the user
+    /// approves (`platform::ApprovedPrices`).
     pub due_now: i64,
     /// Domain registrations per year (cents).
     pub domains_per_year: i64,
@@ -1578,8 +1579,13 @@ impl Action for OrderSendingSetup {
             return Err(ExecError::Failed(why));
         }
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
+        let approved = platform::ApprovedPrices {
+            due_now: args.due_now,
+            domains_per_year: args.domains_per_year,
+            accounts_per_month: args.accounts_per_month,
+        };
         let placed = platform
-            .place_order(&args.order, &cx.idempotency_key("order"), args.due_now)
+            .place_order(&args.order, &cx.idempotency_key("order"), &approved)
             .await
             .map_err(exec_error)?;
         let ordered_at = platform.now_ms();
