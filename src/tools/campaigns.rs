@@ -777,10 +777,7 @@ fn staged_id(c: &Campaign) -> Result<String, ExecError> {
 /// Re-checks, when an approved launch or resume runs, that the plan still has an active
 /// campaign free: another campaign may have started since the approval was asked.
 fn active_slot_free(cx: &ExecCx<'_>) -> Result<(), ExecError> {
-    match limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1) {
-        Err(Refusal::Guidance(why)) => Err(ExecError::Failed(why)),
-        _ => Ok(()),
-    }
+    limits::check_to_execute(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1)
 }
 
 fn state_word(s: State) -> &'static str {
@@ -841,9 +838,10 @@ impl Action for StopCampaign {
         Ok(Executed {
             result: format!("Stopped {}: nothing more is sent until it is resumed.", c.name),
             writes: vec![
-                // Before the state: a sync that ended the campaign meanwhile freed its place.
+                // Before the state: a sync that ended the campaign meanwhile freed its place, and
+                // its state stays.
                 store::release_active_stmt(&c.id, cx.now_ms),
-                store::state_stmt(
+                store::state_while_active_stmt(
                     &c.id,
                     State::Paused,
                     Some((PausedBy::User, "Paused by the user.")),

@@ -463,6 +463,51 @@ fn an_ended_campaign_frees_its_place_once() {
     assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready).unwrap(), 1, "freed once");
 }
 
+/// A stop approved while a sync finds the campaign ended leaves it ended: the stop's update
+/// applies only to a campaign still sending, and the place it frees is freed once.
+#[test]
+fn a_stop_does_not_overwrite_an_end_the_sync_found_meanwhile() {
+    use crate::plans::Limit;
+    use crate::store::Db;
+    use crate::workspace::campaigns::{self as store, PausedBy, State};
+    use crate::workspace::limits;
+    let w = World::new();
+    let (draft, ready) = staged(&w, 120);
+    launch(&w, ready);
+    let id = draft["id"].as_str().unwrap();
+    let stop = |at| {
+        vec![
+            store::release_active_stmt(id, at),
+            store::state_while_active_stmt(
+                id,
+                State::Paused,
+                Some((PausedBy::User, "Paused by the user.")),
+                at,
+                at,
+            ),
+        ]
+    };
+    // The sync's end, then the stop's writes.
+    w.db.batch(vec![
+        store::release_active_stmt(id, ready),
+        store::state_stmt(id, State::Completed, None, ready, ready),
+    ])
+    .unwrap();
+    w.db.batch(stop(ready + 1)).unwrap();
+    assert_eq!(w.ok("get_campaign", json!({}), ready + 2)["status"], "completed");
+    assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready + 2).unwrap(), 0);
+    // Sending, it is stopped.
+    w.db.batch(vec![
+        limits::consume(Limit::ActiveCampaigns, 1, ready),
+        store::state_stmt(id, State::Active, None, ready, ready),
+    ])
+    .unwrap();
+    w.db.batch(stop(ready + 3)).unwrap();
+    let stopped = w.ok("get_campaign", json!({}), ready + 4);
+    assert_eq!((stopped["status"].clone(), stopped["pausedBy"].clone()), (json!("paused"), json!("user")));
+    assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready + 4).unwrap(), 0);
+}
+
 /// A campaign the platform fails on (deleted there) holds back neither the blocklist nor the
 /// other campaigns: an opt-out still reaches the platform (an audit saw it never did).
 #[test]

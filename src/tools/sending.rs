@@ -1575,9 +1575,7 @@ impl Action for OrderSendingSetup {
             }
         }
         let n = args.order.mailbox_count() as i64;
-        if let Err(Refusal::Guidance(why)) = limits::check(cx.db, cx.config, cx.now_ms, Limit::Mailboxes, n) {
-            return Err(ExecError::Failed(why));
-        }
+        limits::check_to_execute(cx.db, cx.config, cx.now_ms, Limit::Mailboxes, n)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
         let approved = platform::ApprovedPrices {
             due_now: args.due_now,

@@ -307,13 +307,35 @@ pub fn release_active_stmt(id: &str, now_ms: i64) -> Stmt {
     release
 }
 
-/// The statement that moves a campaign to `state` (and records when and why it was paused).
-pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: i64, now_ms: i64) -> Stmt {
-    Stmt::new(
+/// The update of [`state_stmt`], without its end.
+macro_rules! set_state {
+    () => {
         "UPDATE campaigns SET status = ?, \
          launched_at = CASE WHEN ? = 'active' THEN COALESCE(launched_at, ?) ELSE launched_at END, \
          paused_at = CASE WHEN ? = 'paused' THEN ? ELSE NULL END, paused_by = ?, pause_reason = ?, state_at = ?, \
-         updated_at = ? WHERE id = ?",
+         updated_at = ? WHERE id = ?"
+    };
+}
+
+/// [`state_stmt`] only while the campaign is still sending: a stop the user approved does not
+/// overwrite what a sync found while the platform was being asked (completed, paused for its
+/// bounces), which would let an ended campaign be resumed.
+pub fn state_while_active_stmt(
+    id: &str,
+    state: State,
+    paused: Option<(PausedBy, &str)>,
+    at: i64,
+    now_ms: i64,
+) -> Stmt {
+    let mut stmt = state_stmt(id, state, paused, at, now_ms);
+    stmt.sql = concat!(set_state!(), " AND status = 'active'");
+    stmt
+}
+
+/// The statement that moves a campaign to `state` (and records when and why it was paused).
+pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: i64, now_ms: i64) -> Stmt {
+    Stmt::new(
+        set_state!(),
         vec![
             state.as_str().into(),
             state.as_str().into(),

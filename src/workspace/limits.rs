@@ -11,6 +11,7 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::approvals::ExecError;
 use super::billing;
 use crate::config::Config;
 use crate::plans::{Limit, group_thousands};
@@ -101,6 +102,23 @@ pub struct Allowance {
     pub used: i64,
     /// Left after the amount checked.
     pub left_after: i64,
+}
+
+/// [`check`] for an approval being carried out: over the limit, it fails with the reason; a check
+/// that could not be made (storage) leaves the outcome to a retry rather than going ahead
+/// unchecked.
+pub fn check_to_execute(
+    db: &dyn Db,
+    config: &Config,
+    now_ms: i64,
+    limit: Limit,
+    adding: i64,
+) -> Result<(), ExecError> {
+    match check(db, config, now_ms, limit, adding) {
+        Ok(_) => Ok(()),
+        Err(Refusal::Guidance(why)) => Err(ExecError::Failed(why)),
+        Err(other) => Err(ExecError::Unknown(format!("the plan limit could not be checked: {other:?}"))),
+    }
 }
 
 /// Whether the workspace's plan allows `adding` more of `limit`. The refusal names the limit,
