@@ -710,25 +710,16 @@ impl Action for LaunchCampaign {
                 state_word(c.state)
             )));
         }
-        if !unchanged(&c, &args)? {
-            return Err(ExecError::Failed(
-                "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
-                 sent. Ask again."
-                    .into(),
-            ));
-        }
-        if let Some(why) = sequence_changed(cx.db, &c)? {
-            return Err(ExecError::Failed(why));
-        }
-        // A mailbox may have gone bad (paused, in error, banned from warm-up) since the approval
-        // was asked for (audit finding: the launch went ahead; DOMAIN §7.8 re-runs health gates).
-        if let Some(why) = senders_not_ready(cx.db, &c)? {
-            return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
-        }
-        active_slot_free(cx)?;
         let pid = staged_id(&c)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
-        platform.activate(&pid).await.map_err(exec_error)?;
+        // An earlier attempt whose answer was lost (a timeout: the outcome unknown, so retried)
+        // may have started it. Then it is sending, and the launch is done whatever changed here
+        // since: refusing it on a re-check would leave a sending campaign shown as a draft, its
+        // replies and opt-outs unread (review finding).
+        let (status, _) = platform.totals(&pid).await.map_err(exec_error)?;
+        if status == platform::CampaignStatus::Draft {
+            self.check_and_activate(cx, &c, &args, &platform, &pid).await?;
+        }
         let at = platform.now_ms();
         let first = first_window(&c.plan.spec, at)
             .map_or_else(String::new, |d| format!(" First emails {}.", calendar::human(d)));
@@ -740,6 +731,37 @@ impl Action for LaunchCampaign {
                 setup::schedule_sync(cx.now_ms + 1_000),
             ],
         })
+    }
+}
+
+impl LaunchCampaign {
+    /// What the launch checks again when it runs (the campaign as approved, the sequence, the
+    /// mailboxes, a free place among the plan's active campaigns), then the start itself.
+    async fn check_and_activate(
+        &self,
+        cx: &ExecCx<'_>,
+        c: &Campaign,
+        args: &CampaignArgs,
+        platform: &platform::Platform<'_>,
+        pid: &str,
+    ) -> Result<(), ExecError> {
+        if !unchanged(c, args)? {
+            return Err(ExecError::Failed(
+                "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
+                 sent. Ask again."
+                    .into(),
+            ));
+        }
+        if let Some(why) = sequence_changed(cx.db, c)? {
+            return Err(ExecError::Failed(why));
+        }
+        // A mailbox may have gone bad (paused, in error, banned from warm-up) since the approval
+        // was asked for (audit finding: the launch went ahead; DOMAIN §7.8 re-runs health gates).
+        if let Some(why) = senders_not_ready(cx.db, c)? {
+            return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
+        }
+        active_slot_free(cx)?;
+        platform.activate(pid).await.map_err(exec_error)
     }
 }
 

@@ -508,6 +508,28 @@ fn a_stop_does_not_overwrite_an_end_the_sync_found_meanwhile() {
     assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready + 4).unwrap(), 0);
 }
 
+/// A launch whose start went through at the platform without the answer coming back is retried;
+/// the retry finds it sending and records it so, even though a re-check (here a new sequence)
+/// would now refuse it: a review found it then shown as a draft while it sent, its replies unread.
+#[test]
+fn a_retried_launch_that_had_started_is_recorded_as_launched() {
+    use crate::sending::platform::{self, SendingPlatform};
+    let w = World::new();
+    let (draft, ready) = staged(&w, 120);
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    // The first attempt's start, whose answer was lost.
+    let started = platform::open(&w.db, &w.config, &crate::outbound::NoNetwork, ready).unwrap();
+    let pid = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap().platform_id.unwrap();
+    block_on(started.activate(&pid)).unwrap();
+    let mut changed = sequence();
+    changed["steps"][0]["subject"] = json!("Three-day closes at {{company}}");
+    let seq = w.ok("save_sequence", changed, ready);
+    assert!(seq["version"].as_i64().unwrap() > 1, "{seq}");
+    assert_eq!(w.approve(&approval, ready + 60_000)["status"], "done");
+    let launched = w.ok("get_campaign", json!({}), ready + 120_000);
+    assert_eq!((launched["id"].clone(), launched["status"].clone()), (draft["id"].clone(), json!("active")));
+}
+
 /// A campaign the platform fails on (deleted there) holds back neither the blocklist nor the
 /// other campaigns: an opt-out still reaches the platform (an audit saw it never did).
 #[test]
