@@ -646,7 +646,12 @@ impl Action for ImportLeads {
                                 writes: Vec::new(),
                             })
                         }
-                        _ => Err(ExecError::Failed(format!("Nothing was imported: {definite}."))),
+                        // Ended too, so that the workspace does not show it importing forever.
+                        _ => {
+                            let why = format!("Nothing was imported: {definite}.");
+                            finish(cx.db, &id, Some(&why), cx.now_ms)?;
+                            Err(ExecError::Failed(why))
+                        }
                     }
                 }
             },

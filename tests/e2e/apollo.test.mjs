@@ -161,6 +161,19 @@ test("an approved import pages the search and enriches ten people per call, coun
   await app.close();
 });
 
+test("an import Apollo refuses from the start ends, not_done, rather than showing as running", async () => {
+  const app = await connect(worker, { sub: "apollo-refused@example.com", app: true });
+  const approval = await importAsked(app);
+  fake.state.script.push({ status: 401, body: { error: "Invalid access credentials." } });
+  const decided = await ok(app, "decide_approval", { id: approval.id, decision: "approve" });
+  assert.equal(decided.status, "not_done", JSON.stringify(decided));
+  assert.match(decided.result, /^Nothing was imported: .*API key was not accepted/, JSON.stringify(decided));
+  const job = (await ok(app, "get_workspace_context")).leads.imports[0];
+  assert.deepEqual([job.status, job.imported, job.credits], ["done", 0, 0], JSON.stringify(job));
+  assert.match(job.error, /^Nothing was imported/, JSON.stringify(job));
+  await app.close();
+});
+
 test("a rate limit part-way through an import keeps the people already paid for", async () => {
   const app = await connect(worker, { sub: "apollo-limited@example.com", app: true });
   const approval = await importAsked(app);
