@@ -586,14 +586,23 @@ impl SendingPlatform for Instantly<'_> {
         Ok(Self::parse_quote(&v))
     }
 
-    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
+    async fn placed_order(&self, order: &OrderSpec, _key: &str) -> PResult<Option<Placed>> {
+        // Instantly keeps no order by our key: an order is known by its domains being ordered.
         let domains: Vec<String> = order.items.iter().map(|i| i.domain.to_ascii_lowercase()).collect();
-        let placed_before = |ordered: &[String]| domains.iter().all(|d| ordered.contains(d));
-        let reference = format!("instantly:{}", domains.join(","));
+        let ordered = self.ordered_domains().await?;
+        Ok(domains
+            .iter()
+            .all(|d| ordered.contains(d))
+            .then(|| Placed { reference: format!("instantly:{}", domains.join(",")), charged: None }))
+    }
+
+    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
         // An earlier attempt with this key may have gone through without us hearing back.
-        if placed_before(&self.ordered_domains().await?) {
-            return Ok(Placed { reference, charged: None });
+        if let Some(placed) = self.placed_order(order, key).await? {
+            return Ok(placed);
         }
+        let domains: Vec<String> = order.items.iter().map(|i| i.domain.to_ascii_lowercase()).collect();
+        let reference = format!("instantly:{}", domains.join(","));
         // The price is checked again just before buying: never more than the user approved.
         let quote = self.quote(order).await?;
         if !quote.valid {
@@ -636,8 +645,8 @@ impl SendingPlatform for Instantly<'_> {
                 }
                 Err(PlatformError::Unavailable(e)) => {
                     // Unknown outcome: look before trying again.
-                    if placed_before(&self.ordered_domains().await?) {
-                        return Ok(Placed { reference, charged: None });
+                    if let Some(placed) = self.placed_order(order, key).await? {
+                        return Ok(placed);
                     }
                     if attempt == 1 {
                         return Err(PlatformError::Unavailable(e));

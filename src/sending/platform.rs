@@ -469,6 +469,8 @@ pub trait SendingPlatform {
     /// Places an order, at most once per `key` (a retry with the same key returns the same
     /// order), and never for more than the user `approved`.
     async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed>;
+    /// The order placed earlier under `key` (an attempt whose answer was lost), if there is one.
+    async fn placed_order(&self, order: &OrderSpec, key: &str) -> PResult<Option<Placed>>;
     /// The mailboxes with these addresses that exist.
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>>;
     /// DNS authentication of the domains of these mailboxes.
@@ -561,6 +563,9 @@ impl SendingPlatform for Platform<'_> {
     }
     async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
         delegate!(self, p => p.place_order(order, key, approved).await)
+    }
+    async fn placed_order(&self, order: &OrderSpec, key: &str) -> PResult<Option<Placed>> {
+        delegate!(self, p => p.placed_order(order, key).await)
     }
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>> {
         delegate!(self, p => p.accounts(emails).await)

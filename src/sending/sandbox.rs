@@ -947,7 +947,7 @@ impl SendingPlatform for Sandbox<'_> {
         Ok(self.price(order)?)
     }
 
-    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
+    async fn placed_order(&self, _order: &OrderSpec, key: &str) -> PResult<Option<Placed>> {
         #[derive(Deserialize)]
         struct Row {
             id: String,
@@ -956,9 +956,17 @@ impl SendingPlatform for Sandbox<'_> {
         let existing: Option<Row> = self
             .db
             .row("SELECT id, doc FROM sandbox_sending_orders WHERE idempotency_key = ?", vec![key.into()])?;
-        if let Some(row) = existing {
-            let quote: StoredQuote = from_document(&row.doc)?;
-            return Ok(Placed { reference: row.id, charged: Some(quote.due_now) });
+        existing
+            .map(|row| {
+                let quote: StoredQuote = from_document(&row.doc)?;
+                Ok(Placed { reference: row.id, charged: Some(quote.due_now) })
+            })
+            .transpose()
+    }
+
+    async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
+        if let Some(placed) = self.placed_order(order, key).await? {
+            return Ok(placed);
         }
         let quote = self.price(order)?;
         if !quote.valid {

@@ -718,7 +718,7 @@ impl Action for LaunchCampaign {
         // replies and opt-outs unread (review finding).
         let (status, _) = platform.totals(&pid).await.map_err(exec_error)?;
         if status == platform::CampaignStatus::Draft {
-            self.check_and_activate(cx, &c, &args, &platform, &pid).await?;
+            recheck_and_activate(cx, &c, &args, &platform, &pid).await?;
         }
         let at = platform.now_ms();
         let first = first_window(&c.plan.spec, at)
@@ -734,35 +734,32 @@ impl Action for LaunchCampaign {
     }
 }
 
-impl LaunchCampaign {
-    /// What the launch checks again when it runs (the campaign as approved, the sequence, the
-    /// mailboxes, a free place among the plan's active campaigns), then the start itself.
-    async fn check_and_activate(
-        &self,
-        cx: &ExecCx<'_>,
-        c: &Campaign,
-        args: &CampaignArgs,
-        platform: &platform::Platform<'_>,
-        pid: &str,
-    ) -> Result<(), ExecError> {
-        if !unchanged(c, args)? {
-            return Err(ExecError::Failed(
-                "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
-                 sent. Ask again."
-                    .into(),
-            ));
-        }
-        if let Some(why) = sequence_changed(cx.db, c)? {
-            return Err(ExecError::Failed(why));
-        }
-        // A mailbox may have gone bad (paused, in error, banned from warm-up) since the approval
-        // was asked for (audit finding: the launch went ahead; DOMAIN §7.8 re-runs health gates).
-        if let Some(why) = senders_not_ready(cx.db, c)? {
-            return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
-        }
-        active_slot_free(cx)?;
-        platform.activate(pid).await.map_err(exec_error)
+/// What a launch checks again when it runs (the campaign as approved, the sequence, the
+/// mailboxes, a free place among the plan's active campaigns), then the start itself.
+async fn recheck_and_activate(
+    cx: &ExecCx<'_>,
+    c: &Campaign,
+    args: &CampaignArgs,
+    platform: &platform::Platform<'_>,
+    pid: &str,
+) -> Result<(), ExecError> {
+    if !unchanged(c, args)? {
+        return Err(ExecError::Failed(
+            "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
+             sent. Ask again."
+                .into(),
+        ));
     }
+    if let Some(why) = sequence_changed(cx.db, c)? {
+        return Err(ExecError::Failed(why));
+    }
+    // A mailbox may have gone bad (paused, in error, banned from warm-up) since the approval
+    // was asked for (audit finding: the launch went ahead; DOMAIN §7.8 re-runs health gates).
+    if let Some(why) = senders_not_ready(cx.db, c)? {
+        return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
+    }
+    active_slot_free(cx)?;
+    platform.activate(pid).await.map_err(exec_error)
 }
 
 /// Which of the campaign's mailboxes cannot send now (paused, in error, banned from warm-up), if

@@ -1560,32 +1560,47 @@ impl Action for OrderSendingSetup {
     }
 
     async fn execute(&self, cx: &ExecCx<'_>, args: OrderArgs) -> Result<Executed, ExecError> {
-        // Only the order the user's choices still make (audit finding: an approval left pending
-        // bought its domains after the user had picked others and ordered those).
-        match chosen_order(cx.db) {
-            Ok(order) if order == args.order => {}
-            Err(Refusal::Internal(e)) => return Err(ExecError::Unknown(e)),
-            _ => {
-                return Err(ExecError::Failed(
-                    "The sending choices changed since this order was asked for, or they were ordered already, so \
-                     nothing was bought. get_sending_setup shows what is ordered; ask for the order again \
-                     (order_sending_setup) if the current choices should be bought."
-                        .to_owned(),
-                ));
-            }
-        }
+        let key = cx.idempotency_key("order");
         let n = args.order.mailbox_count() as i64;
-        limits::check_to_execute(cx.db, cx.config, cx.now_ms, Limit::Mailboxes, n)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
-        let approved = platform::ApprovedPrices {
-            due_now: args.due_now,
-            domains_per_year: args.domains_per_year,
-            accounts_per_month: args.accounts_per_month,
+        // An earlier attempt whose answer was lost may have bought it: then it is recorded as
+        // bought, whatever the re-checks below would say now (review finding: a retry refused
+        // it, and the domains were paid for but never set up).
+        // (Only an order not recorded here: the platform may know an order by its domains alone.)
+        let recorded = store::mailboxes(cx.db)?
+            .iter()
+            .any(|m| args.order.items.iter().any(|i| m.address.ends_with(&format!("@{}", i.domain))));
+        let earlier = if recorded {
+            None
+        } else {
+            platform.placed_order(&args.order, &key).await.map_err(exec_error)?
         };
-        let placed = platform
-            .place_order(&args.order, &cx.idempotency_key("order"), &approved)
-            .await
-            .map_err(exec_error)?;
+        let placed = match earlier {
+            Some(placed) => placed,
+            None => {
+                // Only the order the user's choices still make (audit finding: an approval left
+                // pending bought its domains after the user had picked others and ordered those).
+                match chosen_order(cx.db) {
+                    Ok(order) if order == args.order => {}
+                    Err(Refusal::Internal(e)) => return Err(ExecError::Unknown(e)),
+                    _ => {
+                        return Err(ExecError::Failed(
+                            "The sending choices changed since this order was asked for, or they were ordered \
+                             already, so nothing was bought. get_sending_setup shows what is ordered; ask for the \
+                             order again (order_sending_setup) if the current choices should be bought."
+                                .to_owned(),
+                        ));
+                    }
+                }
+                limits::check_to_execute(cx.db, cx.config, cx.now_ms, Limit::Mailboxes, n)?;
+                let approved = platform::ApprovedPrices {
+                    due_now: args.due_now,
+                    domains_per_year: args.domains_per_year,
+                    accounts_per_month: args.accounts_per_month,
+                };
+                platform.place_order(&args.order, &key, &approved).await.map_err(exec_error)?
+            }
+        };
         let ordered_at = platform.now_ms();
         let order = store::Order {
             id: cx.approval_id.to_owned(),

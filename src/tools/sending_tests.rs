@@ -575,3 +575,36 @@ fn an_order_approved_after_the_domains_were_picked_again_buys_nothing() {
     assert!(stale["result"].as_str().unwrap().starts_with("The sending choices changed"), "{stale}");
     assert_eq!(crate::workspace::sending::orders(&w.db).unwrap().len(), 1, "only the current choices bought");
 }
+
+/// An order whose purchase went through at the platform without the answer coming back is
+/// retried; the retry finds it bought and records it, even though the user's choices changed
+/// since: re-checked first, it was refused, and the paid domains were never set up (review
+/// finding).
+#[test]
+fn a_retried_order_that_went_through_is_recorded() {
+    use crate::sending::platform::{self, ApprovedPrices, SendingPlatform};
+    let w = World::new();
+    w.sized();
+    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
+    w.answer("choose_sending_source", &q, "own_names", NOW_MS);
+    let q = w.ok("propose_domains", json!({}), NOW_MS);
+    w.answer("propose_domains", &q, "set_1", NOW_MS);
+    let q = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
+    w.answer("propose_email", &q, "names", NOW_MS);
+    w.subscribe("growth");
+    let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+    // The first attempt's purchase, whose answer was lost.
+    let order = super::chosen_order(&w.db).unwrap();
+    let bought = platform::open(&w.db, &w.config, &NoNetwork, NOW_MS).unwrap();
+    let key = format!("vibesell-{}-order", approval["id"].as_str().unwrap());
+    block_on(bought.place_order(&order, &key, &ApprovedPrices::ANY)).unwrap();
+    // The choices change before the retry.
+    let q = w.ok("propose_email", json!({ "sender_name": "Ben Okafor" }), NOW_MS);
+    w.answer("propose_email", &q, "names", NOW_MS);
+    assert_ne!(super::chosen_order(&w.db).unwrap(), order);
+    assert_eq!(w.approve(&approval, NOW_MS + 60_000)["status"], "done");
+    let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 60_000);
+    let first = &order.items[0];
+    let recorded = setup["mailboxes"].to_string();
+    assert!(recorded.contains(&format!("@{}", first.domain)), "{recorded}");
+}
