@@ -311,9 +311,19 @@ impl<'a> Instantly<'a> {
         if !unavailable.is_empty() {
             problems.push(format!("Not available: {}.", unavailable.join(", ")));
         }
-        let invalid = strings("invalid_domains");
-        if !invalid.is_empty() {
-            problems.push(format!("Invalid domains: {}.", invalid.join(", ")));
+        // Every list the platform rejects an order with (DOMAIN §1.8), named for the user.
+        for (key, what) in [
+            ("invalid_domains", "Invalid domains"),
+            ("provider_mismatch_domains", "Not sold with Google mailboxes"),
+            ("domains_without_accounts", "No mailboxes asked for"),
+        ] {
+            let domains = strings(key);
+            if !domains.is_empty() {
+                problems.push(format!("{what}: {}.", domains.join(", ")));
+            }
+        }
+        if let Some(e) = v.get("payment_failure_reason").and_then(Value::as_str).filter(|e| !e.is_empty()) {
+            problems.push(format!("The payment failed: {e}"));
         }
         if let Some(accounts) = v.get("invalid_accounts").and_then(Value::as_array).filter(|a| !a.is_empty())
         {
@@ -566,9 +576,11 @@ impl SendingPlatform for Instantly<'_> {
             v.get("domains").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str);
         let mut out: Vec<ShelfDomain> = Vec::new();
         for domain in plain.map(str::to_ascii_lowercase).chain(typed.iter().map(|(d, _)| d.clone())) {
-            // Microsoft domains come as 50 mailboxes each: not what a small sender needs.
-            let microsoft = typed.iter().any(|(d, t)| *d == domain && *t == 3);
-            if microsoft || out.iter().any(|s| s.domain == domain) {
+            // Orders ask for Google mailboxes (`email_provider` 1, `order_body`), which a domain
+            // typed otherwise is not sold with (DOMAIN §1.8: `1` Google, `2` AirMail; Microsoft's,
+            // `3`, come as 50 mailboxes each, not what a small sender needs).
+            let other = typed.iter().any(|(d, t)| *d == domain && *t != 1);
+            if other || out.iter().any(|s| s.domain == domain) {
                 continue;
             }
             out.push(ShelfDomain {

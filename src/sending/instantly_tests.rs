@@ -618,3 +618,39 @@ fn a_reply_opt_out_is_kept_when_the_rest_of_the_sync_fails() {
     let replies = (&db as &dyn Db).query(Stmt::new("SELECT COUNT(*) FROM replies", vec![])).unwrap();
     assert_eq!(replies.scalar_i64(), Some(1));
 }
+
+/// The shelf offers only domains sold with Google mailboxes, which orders ask for; a quote names
+/// every list the platform rejects an order with.
+#[test]
+fn the_shelf_keeps_google_domains_and_a_quote_names_every_rejection() {
+    let fake = Fake::new(|req, _| match path(req).as_str() {
+        "POST /api/v2/dfy-email-account-orders/domains/pre-warmed-up-list" => json_response(
+            200,
+            json!({ "domains": ["g.com", "air.com", "ms.com", "plain.com"],
+                    "domains_with_type": [{ "domain": "g.com", "account_type": 1 },
+                                          { "domain": "air.com", "account_type": 2 },
+                                          { "domain": "ms.com", "account_type": 3 }] }),
+        ),
+        _ => json_response(
+            200,
+            json!({ "order_is_valid": true, "provider_mismatch_domains": ["air.com"],
+                    "domains_without_accounts": ["g.com"], "payment_failure_reason": "card expired" }),
+        ),
+    });
+    let db = MemoryDb::new();
+    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let config = InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) };
+    let i = Instantly::new(&config, &db, &fake, NOW_MS);
+    let shelf: Vec<String> = block_on(i.warmed_domains()).unwrap().into_iter().map(|d| d.domain).collect();
+    assert_eq!(shelf, ["g.com", "plain.com"]);
+    let q = block_on(i.quote(&order())).unwrap();
+    assert!(!q.valid);
+    assert_eq!(
+        q.problems,
+        [
+            "Not sold with Google mailboxes: air.com.",
+            "No mailboxes asked for: g.com.",
+            "The payment failed: card expired"
+        ]
+    );
+}
