@@ -121,8 +121,9 @@ impl Tool for EstimateCampaignPlan {
     const DESCRIPTION: &'static str = "Estimates the campaign from the leads, the saved sequence and the sending \
         capacity: emails per day, new leads per day, the days needed (weekdays only, follow-ups first), start and \
         end dates, emails per week, and the expected range of replies, positive replies and meetings, with every \
-        assumption stated. Leads default to the imported ones not yet in a launched campaign and capacity to the sized one (or the defaults when \
-        sizing is not done); pass lead_count or mailboxes to try other figures. Needs the sequence.";
+        assumption stated. Leads default to the imported ones not yet in a launched campaign and capacity to the \
+        sized one (or the defaults when sizing is not done); pass lead_count or mailboxes to try other figures. \
+        Needs the sequence.";
     const ACCESS: Access = Access::Read;
     const HINTS: Hints = Hints { idempotent: true, open_world: false };
 
