@@ -68,6 +68,12 @@ fn user_agent() -> String {
     format!("VibeSell-Connector/{} (+https://vibesell.it)", env!("CARGO_PKG_VERSION"))
 }
 
+/// An order's reference: its domains, which is how the order list (and so a retry) finds it.
+fn order_reference(order: &OrderSpec) -> String {
+    let domains: Vec<String> = order.items.iter().map(|i| i.domain.to_ascii_lowercase()).collect();
+    format!("instantly:{}", domains.join(","))
+}
+
 fn cents(dollars: f64) -> i64 {
     (dollars * 100.0).round() as i64
 }
@@ -600,12 +606,12 @@ impl SendingPlatform for Instantly<'_> {
 
     async fn placed_order(&self, order: &OrderSpec, _key: &str) -> PResult<Option<Placed>> {
         // Instantly keeps no order by our key: an order is known by its domains being ordered.
-        let domains: Vec<String> = order.items.iter().map(|i| i.domain.to_ascii_lowercase()).collect();
         let ordered = self.ordered_domains().await?;
-        Ok(domains
+        Ok(order
+            .items
             .iter()
-            .all(|d| ordered.contains(d))
-            .then(|| Placed { reference: format!("instantly:{}", domains.join(",")), charged: None }))
+            .all(|i| ordered.contains(&i.domain.to_ascii_lowercase()))
+            .then(|| Placed { reference: order_reference(order), charged: None }))
     }
 
     async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
@@ -613,8 +619,7 @@ impl SendingPlatform for Instantly<'_> {
         if let Some(placed) = self.placed_order(order, key).await? {
             return Ok(placed);
         }
-        let domains: Vec<String> = order.items.iter().map(|i| i.domain.to_ascii_lowercase()).collect();
-        let reference = format!("instantly:{}", domains.join(","));
+        let reference = order_reference(order);
         // The price is checked again just before buying: never more than the user approved.
         let quote = self.quote(order).await?;
         if !quote.valid {

@@ -97,16 +97,7 @@ fn staging_waits_for_every_prerequisite() {
     let seq = w.ok("save_sequence", sequence(), NOW_MS);
     w.ok("approve_sequence", json!({ "version": seq["version"] }), NOW_MS);
     assert!(w.refused("stage_campaign", json!({}), NOW_MS).contains("order_sending_setup"));
-    w.sized();
-    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
-    w.answer("choose_sending_source", &q, "own_names", NOW_MS);
-    let q = w.ok("propose_domains", json!({}), NOW_MS);
-    w.answer("propose_domains", &q, "set_1", NOW_MS);
-    let q = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
-    w.answer("propose_email", &q, "names", NOW_MS);
-    w.subscribe("growth");
-    let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
-    w.approve(&approval, NOW_MS);
+    w.own_brand_ordered();
     assert!(w.refused("stage_campaign", json!({}), NOW_MS + DAY).contains("ready date"));
     w.ok("start_warmup", json!({}), NOW_MS + DAY);
     w.run_jobs_until(NOW_MS + 18 * DAY);

@@ -1567,9 +1567,8 @@ impl Action for OrderSendingSetup {
         // bought, whatever the re-checks below would say now (review finding: a retry refused
         // it, and the domains were paid for but never set up).
         // (Only an order not recorded here: the platform may know an order by its domains alone.)
-        let recorded = store::mailboxes(cx.db)?
-            .iter()
-            .any(|m| args.order.items.iter().any(|i| m.address.ends_with(&format!("@{}", i.domain))));
+        let ordered = ordered_domains(cx.db)?;
+        let recorded = args.order.items.iter().any(|i| ordered.contains(&i.domain));
         let earlier = if recorded {
             None
         } else {
@@ -1652,6 +1651,11 @@ pub fn exec_error(e: PlatformError) -> ExecError {
 
 /// The order the user's current choices make: the sending source, domains and addresses settled,
 /// none of the domains ordered yet.
+/// The names of the domains the workspace has ordered (recorded here).
+fn ordered_domains(db: &dyn crate::store::Db) -> Result<Vec<String>, crate::store::StoreError> {
+    Ok(store::domains(db)?.into_iter().map(|d| d.name).collect())
+}
+
 fn chosen_order(db: &dyn crate::store::Db) -> Result<OrderSpec, Refusal> {
     let ch = store::current(db)?;
     need_sizing(&ch)?;
@@ -1663,7 +1667,7 @@ fn chosen_order(db: &dyn crate::store::Db) -> Result<OrderSpec, Refusal> {
              (propose_email) with the user first.",
         ));
     };
-    let ordered: Vec<String> = store::domains(db)?.into_iter().map(|d| d.name).collect();
+    let ordered = ordered_domains(db)?;
     if let Some(d) = domains.iter().find(|d| ordered.contains(&d.name)) {
         return Err(Refusal::guidance(format!(
             "{} is already ordered: get_sending_setup shows the setup. To add more, size again and pick new domains.",

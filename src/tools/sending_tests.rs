@@ -136,6 +136,13 @@ impl World {
 
     /// The whole own-brand path up to an approved order.
     pub fn own_brand_ordered(&self) -> Value {
+        let approval = self.own_brand_asked();
+        self.approve(&approval, NOW_MS)
+    }
+
+    /// Everything chosen for mailboxes under the user's brand, on the Growth plan, and the
+    /// order's approval asked for (not decided).
+    pub fn own_brand_asked(&self) -> Value {
         self.sized();
         let q = self.ok("choose_sending_source", json!({}), NOW_MS);
         self.answer("choose_sending_source", &q, "own_names", NOW_MS);
@@ -144,8 +151,7 @@ impl World {
         let q = self.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
         self.answer("propose_email", &q, "names", NOW_MS);
         self.subscribe("growth");
-        let approval = self.ok("order_sending_setup", json!({}), NOW_MS);
-        self.approve(&approval, NOW_MS)
+        self.ok("order_sending_setup", json!({}), NOW_MS)
     }
 }
 
@@ -584,15 +590,7 @@ fn an_order_approved_after_the_domains_were_picked_again_buys_nothing() {
 fn a_retried_order_that_went_through_is_recorded() {
     use crate::sending::platform::{self, ApprovedPrices, SendingPlatform};
     let w = World::new();
-    w.sized();
-    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
-    w.answer("choose_sending_source", &q, "own_names", NOW_MS);
-    let q = w.ok("propose_domains", json!({}), NOW_MS);
-    w.answer("propose_domains", &q, "set_1", NOW_MS);
-    let q = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
-    w.answer("propose_email", &q, "names", NOW_MS);
-    w.subscribe("growth");
-    let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+    let approval = w.own_brand_asked();
     // The first attempt's purchase, whose answer was lost.
     let order = super::chosen_order(&w.db).unwrap();
     let bought = platform::open(&w.db, &w.config, &NoNetwork, NOW_MS).unwrap();
