@@ -733,6 +733,11 @@ fn mailboxes_that_have_sent_do_not_ramp_again() {
     let later = ready + 30 * DAY;
     w.run_jobs_until(later);
     assert_eq!(w.ok("get_campaign", json!({}), later)["status"], "completed");
+    // Every lead already sent to: nothing to estimate the next campaign for.
+    assert!(
+        w.refused("estimate_campaign_plan", json!({}), later)
+            .starts_with("Every imported lead is already in a launched campaign (get_campaign follows it)."),
+    );
     import(&w, "imp_second", 60);
     let second = w.ok("stage_campaign", json!({ "daily_limit": 120 }), later);
     assert_eq!((second["status"].clone(), second["leads"].clone()), (json!("draft"), json!(60)));
