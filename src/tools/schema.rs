@@ -130,9 +130,28 @@ pub fn output_schema<T: JsonSchema>() -> Value {
         }
     }
     strip_root_annotations(&mut schema);
+    drop_descriptions(&mut schema);
     // MCP 2025-11-25 `Tool.outputSchema` must have an object root, also for `oneOf` enums.
     schema["type"] = Value::from("object");
     schema
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+/// An output schema is for validating `structuredContent` (MCP 2025-11-25, "Output Schema"):
+/// clients check results against it, and models read the result's text, not the schema. The
+/// fields' doc comments as `description`s were 55 of the 155 KB of `tools/list`, sent on every
+/// connection, and 5 KB of the module's packed text (bench/README.md, "`tools/list` without the
+/// results' prose"); they stay in the code. Only string `description`s are annotations: a
+/// property named `description` is a schema object under `properties`, and stays.
+fn drop_descriptions(schema: &mut Value) {
+    match schema {
+        Value::Object(object) => {
+            object.retain(|key, value| !(key == "description" && value.is_string()));
+            object.values_mut().for_each(drop_descriptions);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_descriptions),
+        _ => {}
+    }
 }
 
 #[cfg(not(target_arch = "wasm32"))]
@@ -463,7 +482,7 @@ mod tests {
     }
 
     /// A mode.
-    #[derive(Deserialize, JsonSchema)]
+    #[derive(Deserialize, Serialize, JsonSchema)]
     #[serde(rename_all = "snake_case")]
     #[allow(dead_code)]
     enum Mode {
@@ -479,6 +498,8 @@ mod tests {
     struct Output {
         /// Id.
         id: u32,
+        /// A property named like the annotation.
+        description: Option<Mode>,
     }
 
     #[test]
@@ -550,6 +571,19 @@ mod tests {
         assert_eq!(schema["type"], "object");
         assert!(schema.get("title").is_none());
         assert_eq!(kinds(&schema), vec!["memory"]);
-        assert_eq!(serde_json::to_value(Output { id: 1 }).unwrap()["kind"], "memory");
+        assert_eq!(serde_json::to_value(Output { id: 1, description: None }).unwrap()["kind"], "memory");
+    }
+
+    #[test]
+    fn output_schemas_carry_no_prose() {
+        let schema = output_schema::<Output>();
+        assert_eq!(schema["properties"]["id"], json!({"type": "integer", "minimum": 0}));
+        // The property called `description` is a schema, not an annotation: it stays, without
+        // its own prose, down to the enum's variants.
+        let property = &schema["properties"]["description"];
+        assert!(property.is_object(), "{schema}");
+        assert!(!property.to_string().contains("\"description\""), "{property}");
+        // Input schemas keep theirs: a model reads them to fill the arguments.
+        assert_eq!(input_schema::<Input>()["properties"]["note"]["description"], "A note.");
     }
 }
