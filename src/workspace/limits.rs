@@ -198,6 +198,30 @@ mod tests {
     }
 
     #[test]
+    fn an_execution_is_held_to_the_limit_and_retried_when_it_cannot_be_read() {
+        let config = test_config();
+        let db = MemoryDb::new();
+        migrations::apply(&db, NOW_MS).unwrap();
+        db.batch(vec![consume(Limit::LeadsPerMonth, 40, NOW_MS)]).unwrap();
+        assert_eq!(check_to_execute(&db, &config, NOW_MS, Limit::LeadsPerMonth, 10), Ok(()));
+        // Over the limit, the approval fails for good, with the refusal's words for the user.
+        let Err(ExecError::Failed(why)) = check_to_execute(&db, &config, NOW_MS, Limit::LeadsPerMonth, 11)
+        else {
+            panic!("failed")
+        };
+        assert!(why.contains("the Free plan allows 50 leads per month (40 used this month)"), "{why}");
+        // A limit that cannot be read (here: no tables) is an unknown outcome, retried later, and
+        // never taken for room: nothing runs past a plan it could not check.
+        let unreadable = MemoryDb::new();
+        let Err(ExecError::Unknown(why)) =
+            check_to_execute(&unreadable, &config, NOW_MS, Limit::LeadsPerMonth, 1)
+        else {
+            panic!("unknown")
+        };
+        assert!(why.starts_with("the plan limit could not be checked"), "{why}");
+    }
+
+    #[test]
     fn checks_name_the_limit_and_the_plan_that_lifts_it() {
         let db = MemoryDb::new();
         migrations::apply(&db, NOW_MS).unwrap();
