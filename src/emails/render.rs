@@ -177,11 +177,14 @@ pub fn render(
         Some(address) => format!("{identity} · {address}"),
         None => identity,
     });
+    // The notice promises what happens: an objection (the link, or a reply read as one,
+    // `sending::classify`) puts the address on the suppression list for good (DOMAIN §6.2). The
+    // lead's record stays, so it promises no deletion.
     let notice = gdpr.then(|| {
         format!(
             "Why you are receiving this: {} found your work contact details in a business contact database \
              ({source}) and is writing to you about your role at {}, on the basis of legitimate interest. You can \
-             object at any time: reply \"stop\" or use the link below, and your details will be deleted.",
+             object at any time: reply \"stop\" or use the link below, and you will not be contacted again.",
             from.company(),
             to.company
         )

@@ -134,6 +134,13 @@ const UNSUBSCRIBE: &[&str] = &[
     "from your list",
     "mailing list",
     "stop sending",
+    // An objection to the processing (GDPR Art. 21), which the footer's notice offers.
+    "i object",
+    "delete my data",
+    "delete my details",
+    "delete my information",
+    "delete my personal",
+    "erase my",
 ];
 const NOT_NOW: &[&str] = &[
     "not right now",
@@ -222,10 +229,39 @@ fn own_words(body: &str) -> &str {
     &body[..end]
 }
 
+/// Reply and forward markers as mail programs write them (English, German, Nordic, French,
+/// Spanish, Finnish).
+const REPLY_MARKERS: &[&str] = &["re:", "fw:", "fwd:", "aw:", "wg:", "sv:", "tr:", "rv:", "vs:"];
+/// What servers and mail programs put before the subject of the email they answer by themselves.
+const NOTICE_PREFIXES: &[&str] = &[
+    "automatic reply:",
+    "auto reply:",
+    "auto-reply:",
+    "autoreply:",
+    "out of office:",
+    "undeliverable:",
+    "returned mail:",
+];
+
+/// The part of a reply's subject its sender wrote, lower-cased: up to the first reply or forward
+/// marker, or to the end of an automatic notice's prefix. What follows is the subject of the
+/// email answered, our own, whose words say nothing of the reply: "Re: Remove busywork from
+/// month-end" is not a request to be removed, and it would make "STOP" under it a long reply.
+fn own_subject(subject: &str) -> String {
+    let mut s = crate::case::lowercase(subject);
+    let at_word = |i: usize| s[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+    let marker =
+        REPLY_MARKERS.iter().filter_map(|m| s.match_indices(m).map(|(i, _)| i).find(|&i| at_word(i))).min();
+    let notice = NOTICE_PREFIXES.iter().filter_map(|p| s.find(p).map(|i| i + p.len())).min();
+    let end = marker.into_iter().chain(notice).min().unwrap_or(s.len());
+    s.truncate(end);
+    s
+}
+
 /// The class of a reply from its subject, text and the platform's hints.
 pub fn classify(subject: &str, body: &str, hints: Hints) -> Class {
     let body = own_words(body);
-    let text = crate::case::lowercase(&format!("{subject}\n{body}")).replace('’', "'");
+    let text = format!("{}\n{}", own_subject(subject), crate::case::lowercase(body)).replace('’', "'");
     if hints.bounce || any(&text, BOUNCE) {
         return Class::Bounce;
     }
@@ -282,6 +318,11 @@ mod tests {
             assert_eq!(c(stop), Class::Unsubscribe, "{stop}");
         }
         assert_eq!(c("We can't stop growing, so yes: tell me more about the close."), Class::Interested);
+        // An objection to the processing, as the footer's notice offers it.
+        for object in ["I object to the processing of my data.", "Please delete my data.", "Erase my details"]
+        {
+            assert_eq!(c(object), Class::Unsubscribe, "{object}");
+        }
         // Also when the platform takes it for an auto-reply.
         assert_eq!(
             classify("Re: hi", "Please unsubscribe me", Hints { auto_reply: true, ..Hints::default() }),
@@ -314,5 +355,37 @@ mod tests {
             assert_eq!(Class::parse(class.as_str()), Some(class));
         }
         assert!(Class::Bounce.suppresses() && Class::Unsubscribe.suppresses() && !Class::NotNow.suppresses());
+    }
+
+    #[test]
+    fn the_subject_answered_is_ours_not_the_reply() {
+        let r = |subject: &str, body: &str| classify(subject, body, Hints::default());
+        // Our subject's words neither make an opt-out (an audit found interested prospects
+        // suppressed) nor make a reply long.
+        assert_eq!(
+            r("Re: Is your mailing list hurting deliverability?", "Yes, let's talk Thursday"),
+            Class::Interested
+        );
+        assert_eq!(r("RE: Remove busywork from month-end", "Interested!"), Class::Interested);
+        assert_eq!(r("Re: Quick question about Acme's month-end close process", "STOP"), Class::Unsubscribe);
+        assert_eq!(
+            r("AW: Fwd: Re: Not right now? Close the books in three days", "Who else uses it?"),
+            Class::Interested
+        );
+        // An automatic reply's prefix still counts; the subject it repeats does not.
+        assert_eq!(
+            r("Automatic reply: Is your mailing list hurting deliverability?", "Thanks for your message."),
+            Class::OutOfOffice
+        );
+        assert_eq!(
+            r("Undeliverable: Remove busywork from month-end", "Your message couldn't be sent."),
+            Class::Bounce
+        );
+        // A subject the sender wrote is theirs, whole.
+        assert_eq!(r("Unsubscribe", ""), Class::Unsubscribe);
+        assert_eq!(r("Demo next week? Re: your email", "Tuesday works."), Class::Interested);
+        // A marker is a word of its own: "are:" is not "re:".
+        assert_eq!(own_subject("Questions we are: stop"), "questions we are: stop");
+        assert_eq!(own_subject("Out of Office: Re: hello"), "out of office:");
     }
 }

@@ -219,7 +219,7 @@ test("recipients whose country the vocabulary does not list, or who have none, g
     const notice = (company) =>
       `Why you are receiving this: Ledgerly Ltd found your work contact details in a business contact database ` +
       `(Apollo.io) and is writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
-      `object at any time: reply "stop" or use the link below, and your details will be deleted.`;
+      `object at any time: reply "stop" or use the link below, and you will not be contacted again.`;
 
     const greek = await ok(c, "check_first_email", { lead: 1 });
     assert.deepEqual([greek.lead.name, greek.lead.country, greek.lead.source], ["Eleni Pa***u", "Greece", "sample"]);

@@ -255,7 +255,7 @@ test("from an empty workspace to a confirmed target, an approved sequence and a 
 const gdprNotice = (company, source) =>
   `Why you are receiving this: Ledgerly Ltd found your work contact details in a business contact database ` +
   `(${source}) and is writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
-  `object at any time: reply "stop" or use the link below, and your details will be deleted.`;
+  `object at any time: reply "stop" or use the link below, and you will not be contacted again.`;
 
 test("a recipient in Norway (EEA, not EU) gets the GDPR notice; one in the United States does not", async () => {
   const c = await connect(worker, { sub: "norway@example.com" });
