@@ -47,7 +47,9 @@ pub const SETUP_BUSINESS_DAYS: u32 = 2;
 const SETUP_DONE_BY_MS: i64 = 12 * HOUR;
 /// Warmed addresses from the shelf are ready this long after the order.
 const PRE_WARMED_SETUP_MS: i64 = HOUR;
-/// The most leads one call may add (Instantly's `/leads/add`, DOMAIN §1.3).
+/// The most leads one call of Instantly's `/leads/add` may carry (DOMAIN §1.3): its adapter
+/// sends them in batches of this many. `SendingPlatform::add_leads` takes any number, here as
+/// there (the sandbox refused more, so staging over a thousand new leads failed: audit finding).
 pub const LEADS_PER_CALL: usize = 1_000;
 /// The most mailboxes on one domain (Google and AirMail done-for-you, DOMAIN §1.8).
 pub const MAX_MAILBOXES_PER_DOMAIN: usize = 5;
@@ -1132,9 +1134,6 @@ impl SendingPlatform for Sandbox<'_> {
             ))?
             .scalar_i64()
             .unwrap_or(0);
-        if leads.len() > LEADS_PER_CALL {
-            return Err(PlatformError::Refused(format!("At most {LEADS_PER_CALL} leads per call.")));
-        }
         let mut stmts = Vec::new();
         for l in leads {
             let email = l.email.trim().to_ascii_lowercase();

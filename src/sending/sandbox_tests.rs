@@ -214,6 +214,12 @@ fn launched(db: &MemoryDb, n: usize, daily_limit: u32) -> (String, Vec<String>) 
     (id, senders)
 }
 
+#[test]
+fn a_campaign_takes_more_leads_than_one_call_of_instantly_carries() {
+    // `launched` checks that every lead was uploaded, in one call of the trait.
+    launched(&db(), LEADS_PER_CALL + 1, 30);
+}
+
 #[derive(Debug, PartialEq, serde::Deserialize)]
 struct Event {
     id: String,

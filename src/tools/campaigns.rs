@@ -424,6 +424,10 @@ impl Tool for StageCampaign {
                 }
             },
         };
+        // The platform runs this plan now: recorded before the leads go, so that a failure adding
+        // them leaves the draft's settings as the platform has them, not the ones before, which
+        // the launch approval would show (audit finding). The leads' own write follows theirs.
+        cx.db.batch(vec![store::staged_stmt(&id, &pid, &plan, cx.now_ms)?])?;
         // The new leads, each with its footer (unsubscribe link, postal address, GDPR notice).
         let mut specs = Vec::with_capacity(new_leads.len());
         for (lead, _) in &new_leads {

@@ -177,6 +177,26 @@ fn staging_again_to_add_leads_keeps_the_daily_limit_start_date_and_time_zone() {
 }
 
 #[test]
+fn a_draft_whose_new_leads_could_not_be_added_keeps_the_settings_the_platform_took() {
+    use crate::store::{Db, Stmt};
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    import(&w, "imp_second", 30);
+    // The platform takes the new settings, then fails to take the leads.
+    let fail = "CREATE TRIGGER no_leads BEFORE INSERT ON sandbox_sending_leads BEGIN SELECT RAISE(ABORT, 'down'); END";
+    w.db.batch(vec![Stmt::new(fail, vec![])]).unwrap();
+    let out = w.call("stage_campaign", json!({ "daily_limit": 20, "timezone": "America/New_York" }), ready);
+    assert_eq!(out.outcome, Outcome::Failed, "{}", out.text);
+    let c = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap();
+    assert_eq!((c.plan.spec.daily_limit, c.plan.spec.timezone.as_str()), (20, "America/New_York"));
+    assert_eq!(c.leads, 60, "the new leads are not members");
+    // So the launch asks for what the platform would send, and staging again adds the leads.
+    w.db.batch(vec![Stmt::new("DROP TRIGGER no_leads", vec![])]).unwrap();
+    let again = w.ok("stage_campaign", json!({}), ready);
+    assert_eq!((again["leads"].clone(), again["dailyLimit"].clone()), (json!(90), json!(20)), "{again}");
+}
+
+#[test]
 fn a_start_date_set_by_staging_again_holds_for_the_leads_already_staged() {
     use crate::sending::calendar;
     let w = World::new();
