@@ -311,7 +311,13 @@ pub fn validate_metadata(doc: &Map<String, Value>, for_cimd: bool) -> Result<Met
     if response_types.is_empty() || response_types.iter().any(|r| r != "code") {
         return Err(invalid("response_types must be code."));
     }
-    let scope = text_field(doc, "scope", 200)?;
+    // `offline_access` is accepted and ignored here as at `/authorize` and on refresh
+    // (`authorize::scope_words`): refresh tokens are issued regardless. The client is registered
+    // with the scopes this server has (RFC 7591 §3.2.1 lets it replace a value), so a client,
+    // or a client metadata document, asking for `mcp offline_access` can connect.
+    let scope = text_field(doc, "scope", 200)?
+        .map(|s| super::authorize::scope_words(&s).join(" "))
+        .filter(|s| !s.is_empty());
     if let Some(scope) = &scope {
         let set = ScopeSet::parse(scope).map_err(|e| invalid(format!("scope: {e}; use mcp and mcp:act.")))?;
         if !set.read && !set.act {
@@ -619,6 +625,16 @@ mod tests {
 
     fn meta(v: Value) -> Result<Metadata, OAuthError> {
         validate_metadata(v.as_object().unwrap(), false)
+    }
+
+    #[test]
+    fn offline_access_is_registered_as_ignored() {
+        let scope =
+            |v: &str| meta(json!({"redirect_uris": ["https://a.example/cb"], "scope": v})).map(|m| m.scope);
+        assert_eq!(scope("mcp offline_access").unwrap().as_deref(), Some("mcp"));
+        assert_eq!(scope("offline_access  mcp mcp:act").unwrap().as_deref(), Some("mcp mcp:act"));
+        assert_eq!(scope("offline_access").unwrap(), None, "as if none were asked for");
+        assert_eq!(scope("mcp admin").unwrap_err().code.as_str(), "invalid_client_metadata");
     }
 
     #[test]
