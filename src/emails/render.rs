@@ -169,31 +169,11 @@ pub fn render(
     let body = body.trim().to_owned();
     let subject = subject.split_whitespace().collect::<Vec<_>>().join(" ");
 
-    let identity = from.identity();
     let postal = from.offer.postal_address.clone();
-    let gdpr = to.under_gdpr();
-    let mut footer: Vec<String> = Vec::new();
-    footer.push(match &postal {
-        Some(address) => format!("{identity} · {address}"),
-        None => identity,
-    });
-    // The notice promises what happens: an objection (the link, or a reply read as one,
-    // `sending::classify`) puts the address on the suppression list for good (DOMAIN §6.2). The
-    // lead's record stays, so it promises no deletion.
-    let notice = gdpr.then(|| {
-        format!(
-            "Why you are receiving this: {} found your work contact details in a business contact database \
-             ({source}) and is writing to you about your role at {}, on the basis of legitimate interest. You can \
-             object at any time: reply \"stop\" or use the link below, and you will not be contacted again.",
-            from.company(),
-            to.company
-        )
-    });
+    let notice = notice(to, source);
+    let mut footer = vec![sender_line(from)];
+    let text = format!("{body}\n\n--\n{}\n{}\n", footer[0], footer_tail(notice.as_deref(), unsubscribe_url));
     footer.extend(notice.clone());
-    let text = format!(
-        "{body}\n\n--\n{}\nDon't want to hear from us again? Unsubscribe: {unsubscribe_url}\n",
-        footer.join("\n")
-    );
 
     let mut html = String::from(
         "<!doctype html><html><body style=\"font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:1.5;color:#111111\">",
@@ -220,6 +200,47 @@ pub fn render(
         has_postal_address: postal.is_some(),
         has_gdpr_notice: notice.is_some(),
         unsubscribe_url: unsubscribe_url.to_owned(),
+    })
+}
+
+/// The footer's first line: who sends, and the postal address (CAN-SPAM). It is the same in
+/// every email of a campaign, so the platform's templates carry it (`campaigns::templates`),
+/// and staging again after the sender's details change puts the new ones in every email.
+pub fn sender_line(from: &Sender<'_>) -> String {
+    let identity = from.identity();
+    match &from.offer.postal_address {
+        Some(address) => format!("{identity} · {address}"),
+        None => identity,
+    }
+}
+
+/// The rest of the footer, which depends on the recipient: the GDPR notice where it applies,
+/// then the unsubscribe link. It names no sender detail, so that what a lead carries on the
+/// platform (`campaigns::FOOTER_VAR`) does not go stale when those change: the line above it
+/// names the sender.
+pub fn lead_footer(to: &Recipient, unsubscribe_url: &str, source: &str) -> String {
+    footer_tail(notice(to, source).as_deref(), unsubscribe_url)
+}
+
+fn footer_tail(notice: Option<&str>, unsubscribe_url: &str) -> String {
+    let unsubscribe = format!("Don't want to hear from us again? Unsubscribe: {unsubscribe_url}");
+    match notice {
+        Some(notice) => format!("{notice}\n{unsubscribe}"),
+        None => unsubscribe,
+    }
+}
+
+/// The Art. 14 notice for a recipient under the GDPR (DOMAIN §6.2). It promises what happens: an
+/// objection (the link, or a reply read as one, `sending::classify`) puts the address on the
+/// suppression list for good. The lead's record stays, so it promises no deletion.
+fn notice(to: &Recipient, source: &str) -> Option<String> {
+    to.under_gdpr().then(|| {
+        format!(
+            "Why you are receiving this: we found your work contact details in a business contact database ({source}) \
+             and are writing to you about your role at {}, on the basis of legitimate interest. You can object at any \
+             time: reply \"stop\" or use the link below, and you will not be contacted again.",
+            to.company
+        )
     })
 }
 
@@ -342,5 +363,15 @@ mod tests {
         assert!(!us.has_gdpr_notice);
         assert_eq!(us.unfilled, vec![Var::City, Var::SenderTitle]);
         assert_eq!(links("see www.a.com, and https://b.io/x."), vec!["www.a.com", "https://b.io/x"]);
+        // What the platform sends is the step's template (the body, then the sender's line) with
+        // the lead's part of the footer filled in: the text shown here, to the byte.
+        for (to, r) in [(recipient("France"), &r), (recipient("United States"), &us)] {
+            let tail = lead_footer(&to, &r.unsubscribe_url, if r.has_gdpr_notice { "sandbox" } else { "s" });
+            assert_eq!(r.text, format!("{}\n\n--\n{}\n{tail}\n", r.body, sender_line(&from)));
+            // Which names none of the sender's details, so that it never goes stale on a lead.
+            for detail in ["Sam", "Ledgerly", "Main St"] {
+                assert!(!tail.contains(detail), "{tail}");
+            }
+        }
     }
 }

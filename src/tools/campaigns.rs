@@ -428,16 +428,15 @@ impl Tool for StageCampaign {
         // them leaves the draft's settings as the platform has them, not the ones before, which
         // the launch approval would show (audit finding). The leads' own write follows theirs.
         cx.db.batch(vec![store::staged_stmt(&id, &pid, &plan, cx.now_ms)?])?;
-        // The new leads, each with its footer (unsubscribe link, postal address, GDPR notice).
-        let mut specs = Vec::with_capacity(new_leads.len());
-        for (lead, _) in &new_leads {
-            let unsubscribe = compliance::unsubscribe_url(cx.config, &cx.principal.workspace, &lead.email);
-            let source = super::emails::data_source(&lead.provider);
-            specs.push(
-                store::lead_spec(lead, &templates, &sender, &unsubscribe, source)
-                    .map_err(|e| Refusal::guidance(format!("A lead's email cannot be rendered: {e}")))?,
-            );
-        }
+        // The new leads, each with its part of the footer (GDPR notice, unsubscribe link).
+        let specs: Vec<_> = new_leads
+            .iter()
+            .map(|(lead, _)| {
+                let unsubscribe =
+                    compliance::unsubscribe_url(cx.config, &cx.principal.workspace, &lead.email);
+                store::lead_spec(lead, &templates, &unsubscribe, super::emails::data_source(&lead.provider))
+            })
+            .collect();
         let added = if specs.is_empty() {
             Default::default()
         } else {
@@ -573,18 +572,30 @@ fn unchanged(c: &Campaign, args: &CampaignArgs) -> Result<bool, crate::store::St
         && (args.plan.is_empty() || plan_print(c)? == args.plan))
 }
 
-/// Why a launch cannot go ahead when the sequence changed since the campaign was staged: the
-/// user edited the emails, so the staged ones are no longer what they mean to send.
-fn sequence_changed(
+/// Why a launch cannot go ahead when the staged emails are no longer what the user means to
+/// send: the sequence changed since the campaign was staged, or the sender's details the emails
+/// carry did (name, company, postal address, a sender value of the steps), which the launch
+/// approval would show as they are now (audit finding). Staging again puts either in every email.
+fn staged_emails_changed(
     db: &dyn crate::store::Db,
     c: &Campaign,
 ) -> Result<Option<String>, crate::store::StoreError> {
-    Ok(sequence::load(db)?.filter(|seq| seq.version != c.plan.sequence_version).map(|seq| {
-        format!(
+    let Some(seq) = sequence::load(db)? else { return Ok(None) };
+    if seq.version != c.plan.sequence_version {
+        return Ok(Some(format!(
             "The sequence changed since the campaign was staged (version {} now, {} staged): once it is approved \
              (approve_sequence), stage the campaign again (stage_campaign) and ask again.",
             seq.version, c.plan.sequence_version
-        )
+        )));
+    }
+    let Some((offer, _)) = offer::load(db)? else { return Ok(None) };
+    let playbook = playbook::load(db)?.map(|(p, _)| p);
+    let now = store::templates(&seq, &Sender { offer: &offer, playbook: playbook.as_ref() });
+    Ok(now.map_or(true, |t| t.steps != c.plan.spec.steps).then(|| {
+        "The sender's details changed since the campaign was staged (name, company, postal address or another \
+         sender value the emails use): stage the campaign again (stage_campaign), which puts them in every email, \
+         and ask again."
+            .to_owned()
     }))
 }
 
@@ -645,7 +656,7 @@ impl Action for LaunchCampaign {
                 c.name
             )));
         }
-        if let Some(why) = sequence_changed(cx.db, &c)? {
+        if let Some(why) = staged_emails_changed(cx.db, &c)? {
             return Err(Refusal::guidance(why));
         }
         let spec = &c.plan.spec;
@@ -754,7 +765,7 @@ async fn recheck_and_activate(
                 .into(),
         ));
     }
-    if let Some(why) = sequence_changed(cx.db, c)? {
+    if let Some(why) = staged_emails_changed(cx.db, c)? {
         return Err(ExecError::Failed(why));
     }
     // A mailbox may have gone bad (paused, in error, banned from warm-up) since the approval

@@ -197,6 +197,29 @@ fn a_draft_whose_new_leads_could_not_be_added_keeps_the_settings_the_platform_to
 }
 
 #[test]
+fn a_postal_address_corrected_after_staging_reaches_every_email_once_staged_again() {
+    use crate::store::Db;
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let corrected = json!({ "product": "Ledgerly", "description": "Close automation", "value_proposition": "3-day close",
+                            "website": "https://www.ledgerly.io", "postal_address": "12 Finsbury Square, London" });
+    w.ok("save_offer", corrected, ready);
+    // The staged emails still carry the old address: the launch says so rather than showing the
+    // new one (audit finding: the approval named the new address and every email had the old).
+    let refused = w.refused("launch_campaign", json!({}), ready);
+    assert!(refused.contains("The sender's details changed since the campaign was staged"), "{refused}");
+    w.ok("stage_campaign", json!({}), ready);
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    assert!(approval.to_string().contains("Every email shows 12 Finsbury Square, London"), "{approval}");
+    // The address is in the steps the platform holds, once for every lead, none in a lead's own part.
+    let c = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap();
+    assert!(c.plan.spec.steps.iter().all(|s| s.body.contains("· 12 Finsbury Square, London\n{{vsFooter}}")));
+    let docs = w.db.query(crate::store::Stmt::new("SELECT doc FROM sandbox_sending_leads", vec![])).unwrap();
+    assert_eq!(docs.rows.len(), 60);
+    assert!(!format!("{docs:?}").contains("Main St"), "a lead's footer names no sender detail");
+}
+
+#[test]
 fn a_start_date_set_by_staging_again_holds_for_the_leads_already_staged() {
     use crate::sending::calendar;
     let w = World::new();

@@ -497,7 +497,10 @@ pub fn templates(seq: &Sequence, sender: &Sender<'_>) -> Result<Templates, Strin
         let delay_days = seq.steps.get(i + 1).map_or(0, |n| n.wait_days);
         steps.push(StepSpec {
             subject,
-            body: format!("{}\n\n{{{{{FOOTER_VAR}}}}}", body.trim_end()),
+            // The footer as `render::render` writes it: the sender's line here, so that staging
+            // again after the sender's details change updates every email; the recipient's part
+            // in the lead's own variable.
+            body: format!("{}\n\n--\n{}\n{{{{{FOOTER_VAR}}}}}", body.trim_end(), render::sender_line(sender)),
             delay_days,
         });
     }
@@ -521,13 +524,7 @@ pub fn recipient(lead: &Lead) -> Recipient {
 
 /// A lead for the platform: its names, and the values of the per-lead variables, footer
 /// included.
-pub fn lead_spec(
-    lead: &Lead,
-    t: &Templates,
-    sender: &Sender<'_>,
-    unsubscribe_url: &str,
-    source: &str,
-) -> Result<LeadSpec, String> {
+pub fn lead_spec(lead: &Lead, t: &Templates, unsubscribe_url: &str, source: &str) -> LeadSpec {
     let to = recipient(lead);
     let mut variables: Vec<(String, String)> = t
         .lead_vars
@@ -538,16 +535,15 @@ pub fn lead_spec(
             (name.clone(), value.unwrap_or_default())
         })
         .collect();
-    let footer = render::render("", "", &to, sender, unsubscribe_url, source)?;
-    variables.push((FOOTER_VAR.to_owned(), footer.text.trim().to_owned()));
-    Ok(LeadSpec {
+    variables.push((FOOTER_VAR.to_owned(), render::lead_footer(&to, unsubscribe_url, source)));
+    LeadSpec {
         email: lead.email.clone(),
         first_name: lead.first_name.clone(),
         last_name: lead.last_name.clone(),
         company_name: lead.company.clone(),
         job_title: lead.title.clone(),
         variables,
-    })
+    }
 }
 
 // ---- replies -----------------------------------------------------------------------------------

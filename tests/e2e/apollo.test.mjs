@@ -217,8 +217,8 @@ test("recipients whose country the vocabulary does not list, or who have none, g
     await ok(c, "save_sequence", { steps: [{ subject: "A faster close at {{company}}", body: "Hi {{first_name|there}},\n\nShall we talk?\n\n{{sender_name}}" }] });
     await ok(c, "save_target_filters", { titles: ["Finance Director"] });
     const notice = (company) =>
-      `Why you are receiving this: Ledgerly Ltd found your work contact details in a business contact database ` +
-      `(Apollo.io) and is writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
+      `Why you are receiving this: we found your work contact details in a business contact database ` +
+      `(Apollo.io) and are writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
       `object at any time: reply "stop" or use the link below, and you will not be contacted again.`;
 
     const greek = await ok(c, "check_first_email", { lead: 1 });

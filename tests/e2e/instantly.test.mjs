@@ -190,11 +190,14 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   assert.equal(create.body.insert_unsubscribe_header, true);
   assert.equal(create.body.sequences[0].steps.length, 2);
   assert.equal(create.body.sequences[0].steps[0].delay, 3);
-  assert.match(create.body.sequences[0].steps[0].variants[0].body, /\{\{vsFooter\}\}/);
+  // The sender's line (with the postal address) is in every step; the lead's own part of the
+  // footer (the GDPR notice, the unsubscribe link) names no sender detail, so staging again after
+  // those change updates every email.
+  assert.match(create.body.sequences[0].steps[0].variants[0].body, /1 Main St, Springfield[\s\S]*\{\{vsFooter\}\}/);
   const adds = sent("POST", "/api/v2/leads/add");
   assert.ok(adds.length >= 1 && adds.every((r) => r.body.leads.length <= 1000));
   const lead = adds[0].body.leads[0];
-  assert.match(lead.custom_variables.vsFooter, /1 Main St, Springfield/);
+  assert.doesNotMatch(lead.custom_variables.vsFooter, /1 Main St, Springfield/);
   assert.match(lead.custom_variables.vsFooter, /Unsubscribe: http:\/\/127\.0\.0\.1:\d+\/u\//);
   const leads = instantly.state.leads.get(instantly.campaign().id);
   assert.equal(leads.length, draft.leads);

@@ -253,8 +253,8 @@ test("from an empty workspace to a confirmed target, an approved sequence and a 
 
 /** The Art. 14 notice the footer adds for a recipient under the GDPR, in full. */
 const gdprNotice = (company, source) =>
-  `Why you are receiving this: Ledgerly Ltd found your work contact details in a business contact database ` +
-  `(${source}) and is writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
+  `Why you are receiving this: we found your work contact details in a business contact database ` +
+  `(${source}) and are writing to you about your role at ${company}, on the basis of legitimate interest. You can ` +
   `object at any time: reply "stop" or use the link below, and you will not be contacted again.`;
 
 test("a recipient in Norway (EEA, not EU) gets the GDPR notice; one in the United States does not", async () => {
