@@ -269,6 +269,8 @@ struct Existing {
 
 /// Why a job ended short of what was asked when the plan's allowance ran out.
 const PLAN_LIMIT_REACHED: &str = "the plan's monthly lead limit was reached";
+/// Why a job ended short when the credits its approval allowed were spent.
+const CREDITS_USED: &str = "every credit the approval allowed was used, some on people found but not kept (suppressed, excluded or repeated)";
 
 /// Advances a job by at most `max_batches` batches. Returns the job's state; `Done` once the
 /// requested number is imported, the pool is exhausted or the month's `allowance` (the plan's
@@ -296,6 +298,15 @@ pub async fn advance(
             continue;
         }
         let need = need.min(room_now);
+        // The approval said "up to {requested} credits". A fetch of `n` people spends at most `n`
+        // (one enrichment each), so asking for no more than the credits left keeps that promise
+        // when people are paid for and then not kept: exclusions only the enriched record shows,
+        // suppressed or repeated addresses (audit finding: such a job went on past it).
+        let credits_left = job.requested.saturating_sub(job.credits);
+        if credits_left == 0 {
+            finish(db, id, Some(CREDITS_USED), now_ms)?;
+            continue;
+        }
         let known = |pid: &str| -> bool {
             db.query(Stmt::new(
                 "SELECT 1 FROM leads WHERE provider = ? AND provider_id = ? LIMIT 1",
@@ -303,8 +314,8 @@ pub async fn advance(
             ))
             .is_ok_and(|r| !r.rows.is_empty())
         };
-        let batch = match provider.fetch(&filters, job.cursor, need.min(BATCH as u64) as usize, &known).await
-        {
+        let size = need.min(BATCH as u64).min(credits_left) as usize;
+        let batch = match provider.fetch(&filters, job.cursor, size, &known).await {
             Ok(b) => b,
             Err(e) => {
                 db.exec(
@@ -801,6 +812,36 @@ mod tests {
                 Ok(batch)
             })
         }
+    }
+
+    #[test]
+    fn an_import_spends_no_more_credits_than_its_approval_allowed() {
+        let db = db();
+        let provider = Scripted::default();
+        start(&db, "first", &filters(), "sandbox", 20, NOW_MS).unwrap();
+        block_on(advance(&db, &provider, "first", 10, u64::MAX, NOW_MS)).unwrap();
+        // Those 20 people opt out and their records go: found again, each is paid for and dropped.
+        let emails: Vec<String> = (&db as &dyn Db)
+            .rows::<Existing>("SELECT email FROM leads", vec![])
+            .unwrap()
+            .into_iter()
+            .map(|e| e.email)
+            .collect();
+        let mut writes: Vec<Stmt> = emails
+            .iter()
+            .filter_map(|e| suppression::add_stmt(e, suppression::Reason::Unsubscribe, "test", NOW_MS))
+            .collect();
+        writes.push(Stmt::new("DELETE FROM leads", vec![]));
+        db.batch(writes).unwrap();
+        start(&db, "second", &filters(), "sandbox", 30, NOW_MS).unwrap();
+        let job = block_on(advance(&db, &provider, "second", 10, u64::MAX, NOW_MS)).unwrap();
+        assert_eq!(
+            (job.status, job.imported, job.skipped_suppressed, job.credits),
+            (Status::Done, 10, 20, 30)
+        );
+        assert!(
+            describe(&job).starts_with(&format!("Imported 10 leads of the 30 asked for ({CREDITS_USED})"))
+        );
     }
 
     #[test]
