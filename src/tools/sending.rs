@@ -1891,16 +1891,27 @@ pub(crate) fn ready_date(cx: &ToolCx<'_>) -> Result<Option<calendar::Date>, Refu
     Ok(setup_view(cx, cx.now_ms)?.and_then(|v| calendar::parse_iso(&v.ready_date)))
 }
 
+/// The mailboxes whose setup is under way: those not ready yet (a later order's, while an
+/// earlier order's send), or all of them once all are ready. The setup's dates, warm-up day and
+/// timeline follow these (audit finding: a second order showed the first one's, done and dated
+/// weeks back, while its own mailboxes were on day 0).
+fn under_way(boxes: &[store::Mailbox]) -> Vec<&store::Mailbox> {
+    let all_ready = boxes.iter().all(|m| m.status == MailboxStatus::Ready);
+    boxes.iter().filter(|m| all_ready || m.status != MailboxStatus::Ready).collect()
+}
+
 fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal> {
     let orders = store::orders(cx.db)?;
-    let Some(first) = orders.first() else { return Ok(None) };
-    let boxes = store::mailboxes(cx.db)?;
+    // The latest order is the one under way (`orders` is in the order they were placed).
+    let (Some(first), Some(latest)) = (orders.first(), orders.last()) else { return Ok(None) };
+    let every_box = store::mailboxes(cx.db)?;
+    let boxes = under_way(&every_box);
     let days = cx.config.deliverability.warmup_days_min;
-    let source = first.spec.kind;
+    let source = latest.spec.kind;
     let (exp_setup, exp_ready) = match source {
-        OrderKind::OwnNames => store::expected_dates(first.ordered_at, days),
+        OrderKind::OwnNames => store::expected_dates(latest.ordered_at, days),
         OrderKind::AlreadyWarmed => {
-            (calendar::utc_date(first.ordered_at), calendar::utc_date(first.ordered_at))
+            (calendar::utc_date(latest.ordered_at), calendar::utc_date(latest.ordered_at))
         }
     };
     let setup_done = boxes
@@ -1928,7 +1939,7 @@ fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal>
     } else {
         "warming"
     };
-    let mut timeline = vec![step("ordered", "Ordered", calendar::utc_date(first.ordered_at), "done", None)];
+    let mut timeline = vec![step("ordered", "Ordered", calendar::utc_date(latest.ordered_at), "done", None)];
     let setting_up = status == "setting_up";
     timeline.push(step(
         "setup",
@@ -1974,7 +1985,7 @@ fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal>
                 mx: c("mx"),
                 tracking: c("tracking"),
             };
-            let active = boxes.iter().filter(|m| m.domain == d.name).all(|m| m.setup_done_at.is_some());
+            let active = every_box.iter().filter(|m| m.domain == d.name).all(|m| m.setup_done_at.is_some());
             DomainView {
                 name: d.name,
                 status: if active { "active".into() } else { "setting_up".into() },
@@ -1982,7 +1993,7 @@ fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal>
             }
         })
         .collect();
-    let mailboxes = boxes
+    let mailboxes = every_box
         .iter()
         .map(|m| MailboxView {
             address: m.address.clone(),
@@ -1996,7 +2007,7 @@ fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal>
     Ok(Some(SendingSetup {
         status: status.into(),
         source,
-        ordered_at: first.ordered_at,
+        ordered_at: latest.ordered_at,
         charged: orders
             .iter()
             .filter_map(|o| o.charged)
@@ -2137,9 +2148,10 @@ impl Tool for StartWarmup {
         let stale = sync_now(cx).await?;
         let at = open(cx)?.now_ms();
         let setup = setup_view(cx, at)?.ok_or_else(no_setup)?;
-        let boxes = store::mailboxes(cx.db)?;
+        let every_box = store::mailboxes(cx.db)?;
+        let boxes = under_way(&every_box);
         let days = cx.config.deliverability.warmup_days_min;
-        let warming: Vec<&store::Mailbox> = boxes.iter().filter(|m| !m.pre_warmed()).collect();
+        let warming: Vec<&store::Mailbox> = boxes.iter().copied().filter(|m| !m.pre_warmed()).collect();
         let started_at = warming.iter().filter_map(|m| m.warmup_started_at).min();
         let day = warming.iter().filter_map(|m| warmup_day(m, at)).max().unwrap_or(0).min(days);
         let healths: Vec<i64> = boxes.iter().filter_map(|m| m.health).collect();

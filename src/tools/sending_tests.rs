@@ -606,3 +606,41 @@ fn a_retried_order_that_went_through_is_recorded() {
     let recorded = setup["mailboxes"].to_string();
     assert!(recorded.contains(&format!("@{}", first.domain)), "{recorded}");
 }
+
+#[test]
+fn a_second_order_shows_its_own_dates_and_warm_up_while_the_first_sends() {
+    const DAY: i64 = 86_400_000;
+    let w = World::new();
+    w.own_brand_ordered();
+    w.ok("start_warmup", json!({}), NOW_MS);
+    let ready = NOW_MS + 18 * DAY;
+    w.run_jobs_until(ready);
+    let first = w.ok("get_sending_setup", json!({}), ready);
+    assert_eq!(first["status"], "ready", "{first}");
+    // Weeks later, more capacity: sized again, new domains, a second order.
+    let later = ready + 30 * DAY;
+    w.ok("size_sending_capacity", json!({ "volume": 15, "unit": "new_leads_per_day", "steps": 4 }), later);
+    w.ok("confirm_sizing", json!({}), later);
+    let q = w.ok("choose_sending_source", json!({}), later);
+    w.answer("choose_sending_source", &q, "own_names", later);
+    let q = w.ok("propose_domains", json!({}), later);
+    w.answer("propose_domains", &q, "set_1", later);
+    let q = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), later);
+    w.answer("propose_email", &q, "names", later);
+    let order = w.ok("order_sending_setup", json!({}), later);
+    w.approve(&order, later);
+    let warm_from = later + 3 * DAY;
+    w.run_jobs_until(warm_from);
+    let warming = w.ok("start_warmup", json!({}), warm_from);
+    let setup = w.ok("get_sending_setup", json!({}), warm_from);
+    // The second order's dates, not the first's: ordered `later`, ready a warm-up from now.
+    assert_eq!(setup["orderedAt"], later, "{setup}");
+    assert_ne!(setup["status"], "ready", "{setup}");
+    let ready_date = crate::sending::calendar::parse_iso(setup["readyDate"].as_str().unwrap()).unwrap();
+    assert!(ready_date > crate::sending::calendar::utc_date(warm_from + 10 * DAY), "{setup}");
+    // And the warm-up is the new mailboxes', at its start, not the first order's finished one.
+    assert!(!warming.to_string().contains("day 14 of 14"), "{warming}");
+    assert_ne!(warming["status"], "done", "{warming}");
+    // The mailboxes of both orders are listed.
+    assert!(setup["mailboxes"].as_array().unwrap().len() > first["mailboxes"].as_array().unwrap().len());
+}
