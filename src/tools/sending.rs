@@ -162,14 +162,24 @@ fn sizing_view(cx: &ToolCx<'_>, s: &store::Sizing) -> Result<SizingView, Refusal
     let c = &s.doc.capacity;
     let plan = billing::current(cx.db, cx.config)?.plan;
     let limit = plan.limits.get(Limit::Mailboxes);
-    let within = i64::from(c.mailboxes) <= limit;
-    let better =
-        (!within).then(|| cx.config.plans.cheapest_with(Limit::Mailboxes, i64::from(c.mailboxes))).flatten();
-    let mut notes = vec![format!(
+    // Sizing with mailboxes already set up sizes what to add: the plan must hold both (audit
+    // finding: sized again for the whole volume, a second order bought it all again).
+    let in_place = limits::used(cx.db, Limit::Mailboxes, cx.now_ms)?.max(0);
+    let after = in_place + i64::from(c.mailboxes);
+    let within = after <= limit;
+    let better = (!within).then(|| cx.config.plans.cheapest_with(Limit::Mailboxes, after)).flatten();
+    let mut notes = Vec::new();
+    if in_place > 0 {
+        notes.push(format!(
+            "{} already set up: these figures are for the volume to add on top of them, and ordering adds that many.",
+            plural(in_place, "mailbox is", "mailboxes are")
+        ));
+    }
+    notes.push(format!(
         "Estimates from the deliverability defaults: {} cold emails per warmed mailbox a day, {} mailboxes per domain, \
          Monday to Friday in the recipients' time zone.",
         c.per_mailbox, d.mailboxes_per_domain
-    )];
+    ));
     if matches!(c.unit, Unit::EmailsPerMonth | Unit::NewLeadsPerMonth) {
         notes.push(format!(
             "{} is about {} a business day.",
@@ -201,13 +211,13 @@ fn sizing_view(cx: &ToolCx<'_>, s: &store::Sizing) -> Result<SizingView, Refusal
                 "The {} plan allows {}; {} need the {} plan ({}/month).",
                 plan.name,
                 Limit::Mailboxes.describe(limit),
-                plural(c.mailboxes, "mailbox", "mailboxes"),
+                plural(after, "mailbox", "mailboxes"),
                 b.name,
                 cx.config.plans.price(b).display()
             ),
             None => format!(
                 "No plan allows {}: lower the volume, or contact support.",
-                plural(c.mailboxes, "mailbox", "mailboxes")
+                plural(after, "mailbox", "mailboxes")
             ),
         });
     }
@@ -250,7 +260,8 @@ impl Tool for SizeSendingCapacity {
     const DESCRIPTION: &'static str = "Turns the volume the user wants (emails or new leads, per business day or \
         per month) into the mailboxes, sending domains, per-mailbox daily sends and ramp it takes, from the \
         deliverability defaults, and checks it against the plan's mailbox limit. Nothing is bought. Show the result \
-        to the user; when they agree, call confirm_sizing. Sizing again replaces the previous sizing.";
+        to the user; when they agree, call confirm_sizing. Sizing again replaces the previous sizing. With mailboxes \
+        already set up, size the volume to add on top of them: that is what the next order buys.";
     const ACCESS: Access = Access::Act;
     const HINTS: Hints = Hints { idempotent: true, open_world: false };
 
@@ -1670,7 +1681,8 @@ fn chosen_order(db: &dyn crate::store::Db) -> Result<OrderSpec, Refusal> {
     let ordered = ordered_domains(db)?;
     if let Some(d) = domains.iter().find(|d| ordered.contains(&d.name)) {
         return Err(Refusal::guidance(format!(
-            "{} is already ordered: get_sending_setup shows the setup. To add more, size again and pick new domains.",
+            "{} is already ordered: get_sending_setup shows the setup. To add more, size the volume to add \
+             (size_sending_capacity) and pick new domains.",
             d.name
         )));
     }

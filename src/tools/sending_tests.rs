@@ -619,7 +619,21 @@ fn a_second_order_shows_its_own_dates_and_warm_up_while_the_first_sends() {
     assert_eq!(first["status"], "ready", "{first}");
     // Weeks later, more capacity: sized again, new domains, a second order.
     let later = ready + 30 * DAY;
-    w.ok("size_sending_capacity", json!({ "volume": 15, "unit": "new_leads_per_day", "steps": 4 }), later);
+    // Sized again, the volume is what to add: the plan must hold it with the six in place.
+    let more = w.ok(
+        "size_sending_capacity",
+        json!({ "volume": 90, "unit": "new_leads_per_day", "steps": 4 }),
+        later,
+    );
+    assert_eq!((more["mailboxes"].clone(), more["withinPlan"].clone()), (json!(12), json!(false)), "{more}");
+    assert!(more["notes"].to_string().contains("6 mailboxes are already set up"), "{more}");
+    assert!(more["notes"].to_string().contains("18 mailboxes need the Scale plan"), "{more}");
+    let sized = w.ok(
+        "size_sending_capacity",
+        json!({ "volume": 15, "unit": "new_leads_per_day", "steps": 4 }),
+        later,
+    );
+    assert_eq!((sized["mailboxes"].clone(), sized["withinPlan"].clone()), (json!(2), json!(true)), "{sized}");
     w.ok("confirm_sizing", json!({}), later);
     let q = w.ok("choose_sending_source", json!({}), later);
     w.answer("choose_sending_source", &q, "own_names", later);
