@@ -506,7 +506,10 @@ pub struct ImportArgs {
     pub provider: String,
     /// Leads to import.
     pub requested: u64,
-    /// The pool's size when asked.
+    /// The pool's size when asked: shown in the approval, not part of what it approves nor
+    /// stored with it, so that asking again once the provider's count moved replaces the open
+    /// approval instead of opening a second one beside it (audit finding: both could be approved).
+    #[serde(skip_serializing, default)]
     pub pool: u64,
 }
 
@@ -812,6 +815,20 @@ mod tests {
                 Ok(batch)
             })
         }
+    }
+
+    #[test]
+    fn the_pool_count_is_shown_not_approved() {
+        let args = |pool| ImportArgs {
+            filters: filters(),
+            target_version: 1,
+            provider: "apollo".into(),
+            requested: 100,
+            pool,
+        };
+        let (a, b) = (serde_json::to_value(args(1_200)).unwrap(), serde_json::to_value(args(1_250)).unwrap());
+        assert_eq!(a, b, "one approval for both");
+        assert!(a.get("pool").is_none() && a["requested"] == 100, "{a}");
     }
 
     #[test]
