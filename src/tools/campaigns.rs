@@ -260,6 +260,38 @@ fn need_campaign(cx: &ToolCx<'_>, id: Option<&str>) -> Result<Campaign, Refusal>
 /// `stage_campaign`: builds the campaign as a draft.
 pub struct StageCampaign;
 
+thread_local! {
+    /// The workspaces with a staging under way in this isolate. Staging waits on the platform
+    /// (the campaign, the leads in batches, rate limits waited out), and the workspace's Durable
+    /// Object takes other calls meanwhile: a second staging then, a client retrying after its own
+    /// timeout, would create a second campaign or give the leads to both. One Durable Object per
+    /// workspace, so the isolate running it sees every call.
+    static STAGING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
+}
+
+/// A staging under way for a workspace, until dropped (an early return and a cancelled call
+/// included).
+struct Staging(String);
+
+impl Staging {
+    fn begin(workspace: &str) -> Result<Staging, Refusal> {
+        if STAGING.with(|s| s.borrow_mut().insert(workspace.to_owned())) {
+            Ok(Staging(workspace.to_owned()))
+        } else {
+            Err(Refusal::guidance(
+                "An earlier stage_campaign call is still staging the campaign (the platform takes a while with many \
+                 leads): call get_campaign in a minute to see the draft, rather than staging again now.",
+            ))
+        }
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        STAGING.with(|s| s.borrow_mut().remove(&self.0));
+    }
+}
+
 /// How to stage the campaign.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -295,6 +327,7 @@ impl Tool for StageCampaign {
     const HINTS: Hints = Hints { idempotent: true, open_world: true };
 
     async fn call(&self, cx: &ToolCx<'_>, input: StageInput) -> Result<Reply<CampaignView>, Refusal> {
+        let _staging = Staging::begin(&cx.principal.workspace)?;
         let offer = offer::load(cx.db)?
             .map(|(o, _)| o)
             .ok_or_else(|| Refusal::guidance("Describe the offer first: save_offer."))?;

@@ -220,6 +220,21 @@ fn a_postal_address_corrected_after_staging_reaches_every_email_once_staged_agai
 }
 
 #[test]
+fn a_staging_under_way_is_not_started_again_beside_it() {
+    let w = World::new();
+    let ready = ready_to_stage(&w, 60);
+    let first = super::Staging::begin(&w.app.workspace).unwrap();
+    let refused = w.refused("stage_campaign", json!({}), ready);
+    assert!(refused.contains("still staging the campaign"), "{refused}");
+    assert!(crate::workspace::campaigns::find(&w.db, None).unwrap().is_none(), "nothing was staged");
+    // Once it ends, staging goes ahead; a staging refused part-way holds nothing after it.
+    drop(first);
+    let wrong = w.call("stage_campaign", json!({ "timezone": "Mars/Olympus" }), ready);
+    assert!(wrong.text.contains("`timezone` must be one of"), "{}", wrong.text);
+    assert_eq!(w.ok("stage_campaign", json!({}), ready)["leads"], 60);
+}
+
+#[test]
 fn a_start_date_set_by_staging_again_holds_for_the_leads_already_staged() {
     use crate::sending::calendar;
     let w = World::new();
