@@ -248,13 +248,14 @@ impl Tool for UpgradePlanTool {
     const HINTS: Hints = Hints { idempotent: true, open_world: false };
 
     async fn call(&self, cx: &ToolCx<'_>, input: PlanInput) -> Result<Reply<ApprovalResult>, Refusal> {
-        let from = billing::current(cx.db, cx.config)?.plan.id.clone();
-        approvals::request(
-            cx,
-            &UpgradePlan,
-            UpgradeArgs { plan: input.plan.trim().to_ascii_lowercase(), from },
-        )
-        .await
+        let current = billing::current(cx.db, cx.config)?;
+        let args = UpgradeArgs {
+            plan: input.plan.trim().to_ascii_lowercase(),
+            from: current.plan.id.clone(),
+            // The period the charge is prorated over, when there is one still running.
+            period_end: current.state.as_ref().and_then(|s| s.period_end).filter(|end| *end > cx.now_ms),
+        };
+        approvals::request(cx, &UpgradePlan, args).await
     }
 }
 

@@ -235,13 +235,22 @@ pub fn apply_event(
             // after the deletion must not turn the subscription back on. A canceled subscription
             // never becomes active again at Stripe, so nothing after it but its own end applies.
             let ended = !*deleted && !other && new.status == "canceled";
+            // A subscription is `incomplete` only before its first payment, and never again: the
+            // `created` event of Checkout says `incomplete` and the `updated` of the same second
+            // says `active`, in either order. Delivered last, the first would drop a paying user
+            // to the default plan and let them pay a second time (audit finding).
+            let before_first_payment = !*deleted
+                && !other
+                && subscription.status == "incomplete"
+                && new.subscription.is_some()
+                && new.status != "incomplete";
             // Another subscription takes over only from one not in good standing: an older one
             // left unpaid goes on rolling over to new periods, and must not replace the one the
             // user pays for now (the checkout that names a new one switches to it regardless).
             let replaced = other && (*deleted || ENTITLED.contains(&new.status.as_str()));
-            if event.created_ms < new.event_at || replaced || ended {
-                // Older than what is applied, another subscription than the one in force, or a
-                // change to one that has ended.
+            if event.created_ms < new.event_at || replaced || ended || before_first_payment {
+                // Older than what is applied, another subscription than the one in force, a
+                // change to one that has ended, or one from before its first payment.
                 outcome = Applied::Stale;
             } else {
                 apply_subscription(&mut new, subscription, *deleted, &default_plan);
@@ -289,6 +298,12 @@ pub struct UpgradeArgs {
     /// it was frozen, which are held to the upgrade check alone.
     #[serde(default)]
     pub from: String,
+    /// The end of the billing period the charge shown was prorated over. Once that period is
+    /// over, Stripe prorates over the next one: up to the whole difference, not the charge the
+    /// user approved (audit finding), so the approval no longer runs. `None` in approvals asked
+    /// before it was frozen, or without a period.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period_end: Option<i64>,
 }
 
 /// Describes a plan's limits for people.
@@ -412,6 +427,16 @@ impl Action for UpgradePlan {
                 "The workspace no longer has a paid subscription to change.".into(),
             ));
         };
+        if let Some(end) = args.period_end
+            && (cx.now_ms >= end || state.period_end != Some(end))
+        {
+            return Err(ExecError::Failed(
+                "The billing period this upgrade's charge was worked out for has ended, so the charge would not be \
+                 the one shown: the plan was not changed and nothing was charged. Ask again (upgrade_plan) for the \
+                 current charge."
+                    .into(),
+            ));
+        }
         let svc = Services { db: cx.db, config: cx.config, outbound: cx.outbound, now_ms: cx.now_ms };
         let billing = provider::provider(&svc);
         let request = ChangePlanRequest {

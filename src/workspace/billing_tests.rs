@@ -283,6 +283,25 @@ fn an_upgrade_asked_again_shows_the_current_charge() {
 }
 
 #[test]
+fn an_upgrade_approved_after_its_period_ended_charges_nothing() {
+    let w = World::new();
+    w.subscribe("starter", CARD_OK);
+    // Asked an hour before the period ends: about an hour's worth of the difference.
+    let asked = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + 719 * HOUR);
+    assert_eq!(asked["cost"], json!({"amount": 14, "currency": "usd"}), "{asked}");
+    // Approved once the period has rolled over, it would be prorated over the next one.
+    let out = w.ok("decide_approval", json!({"id": asked["id"], "decision": "approve"}), NOW_MS + 721 * HOUR);
+    assert_eq!(out["status"], "not_done", "{out}");
+    assert!(
+        out["result"].as_str().unwrap().contains("has ended, so the charge would not be the one shown"),
+        "{out}"
+    );
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS + 721 * HOUR);
+    assert_eq!(plans["current"]["id"], "starter");
+    assert_eq!(plans["charges"].as_array().unwrap().len(), 1, "only the first month");
+}
+
+#[test]
 fn a_card_that_declines_leaves_the_plan_and_charges_nothing() {
     let w = World::new();
     w.subscribe("starter", CARD_DECLINES_LATER);
@@ -351,6 +370,33 @@ fn sub(id: &str, status: &str, plan: &str) -> Subscription {
         period_end: Some(NOW_MS + 1000),
         cancel_at_period_end: false,
     }
+}
+
+#[test]
+fn a_subscription_paid_for_does_not_go_back_to_waiting_for_its_first_payment() {
+    let w = World::new();
+    let apply = |e: &BillingEvent| apply_event(&w.db, &w.config, NOW_MS, e).unwrap();
+    let changed = |id: &str, status: &str| {
+        event(
+            id,
+            NOW_MS,
+            EventKind::SubscriptionChanged { subscription: sub("sub_1", status, "growth"), deleted: false },
+        )
+    };
+    // Checkout's `updated` (active) and the completion, then its `created` (incomplete) of the
+    // same second, delivered last.
+    assert_eq!(apply(&changed("evt_u", "active")), Applied::Applied);
+    assert_eq!(apply(&checkout("evt_c", NOW_MS, "sub_1", "growth")), Applied::Applied);
+    assert_eq!(apply(&changed("evt_i", "incomplete")), Applied::Stale);
+    let now = current(&w.db, &w.config).unwrap();
+    assert_eq!((now.plan.id.as_str(), state(&w.db).unwrap().unwrap().status.as_str()), ("growth", "active"));
+    // In the usual order, it waits for the payment, and is paid.
+    let w = World::new();
+    let apply = |e: &BillingEvent| apply_event(&w.db, &w.config, NOW_MS, e).unwrap();
+    assert_eq!(apply(&changed("evt_i", "incomplete")), Applied::Applied);
+    assert_eq!(state(&w.db).unwrap().unwrap().status, "incomplete");
+    assert_eq!(apply(&changed("evt_u", "active")), Applied::Applied);
+    assert_eq!(current(&w.db, &w.config).unwrap().plan.id, "growth");
 }
 
 #[test]
