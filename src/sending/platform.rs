@@ -332,7 +332,8 @@ pub enum CampaignStatus {
     Paused,
     /// Every lead went through the sequence.
     Completed,
-    /// Stopped by the platform: bounce protection, unhealthy or suspended accounts.
+    /// Held by the platform until its mailboxes are fixed: bounce protection, unhealthy or
+    /// suspended accounts. Not sending, and not for good (DOMAIN §1.2).
     Stopped,
 }
 

@@ -765,8 +765,18 @@ impl Action for LaunchCampaign {
         // since: refusing it on a re-check would leave a sending campaign shown as a draft, its
         // replies and opt-outs unread (review finding).
         let (status, _) = platform.totals(&pid).await.map_err(exec_error)?;
-        if status == platform::CampaignStatus::Draft {
-            recheck_and_activate(cx, &c, &args, &platform, &pid).await?;
+        match status {
+            platform::CampaignStatus::Draft => recheck_and_activate(cx, &c, &args, &platform, &pid).await?,
+            // Held by the platform before it ever sent: starting it now would not send.
+            platform::CampaignStatus::Stopped => {
+                return Err(ExecError::Failed(
+                    "The sending platform holds the campaign (its bounce protection, or unhealthy or suspended \
+                     mailboxes), so it was not started: get_sending_setup shows the mailboxes; once they are fixed, \
+                     ask again."
+                        .into(),
+                ));
+            }
+            _ => {}
         }
         let at = platform.now_ms();
         let first = first_window(&c.plan.spec, at)

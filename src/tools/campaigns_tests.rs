@@ -277,6 +277,40 @@ fn a_campaign_paused_at_the_platform_shows_paused_and_frees_its_place() {
 }
 
 #[test]
+fn a_campaign_held_by_the_platform_is_paused_and_followed_back_when_it_sends_again() {
+    use crate::plans::Limit;
+    use crate::store::{Db, Stmt};
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    assert_eq!(launch(&w, ready)["status"], "done");
+    let set = |status: i64| {
+        let stmt = Stmt::new("UPDATE sandbox_sending_campaigns SET status = ?", vec![status.into()]);
+        (&w.db as &dyn Db).batch(vec![stmt]).unwrap();
+    };
+    let used = |at| crate::workspace::limits::used(&w.db, Limit::ActiveCampaigns, at).unwrap();
+    // Instantly's -1: accounts unhealthy. Not sending, and not for good.
+    set(-1);
+    let held = w.ok("get_campaign", json!({}), ready + DAY);
+    assert_eq!(
+        (held["status"].clone(), held["pausedBy"].clone()),
+        (json!("paused"), json!("platform")),
+        "{held}"
+    );
+    assert!(held["pauseReason"].as_str().unwrap().starts_with("Held by the sending platform"), "{held}");
+    assert_eq!(used(ready + DAY), 0);
+    // The mailboxes fixed, the platform sends again: followed, with its place taken back.
+    set(1);
+    let back = w.ok("get_campaign", json!({}), ready + DAY + 60_000);
+    assert_eq!(back["status"], "active", "{back}");
+    assert_eq!(used(ready + DAY + 60_000), 1);
+    // A pause of VibeSell's own is not lifted by the platform's status.
+    let stop = w.ok("stop_campaign", json!({}), ready + DAY + 120_000);
+    assert_eq!(w.approve(&stop, ready + DAY + 120_000)["status"], "done");
+    set(1);
+    assert_eq!(w.ok("get_campaign", json!({}), ready + DAY + 180_000)["status"], "paused");
+}
+
+#[test]
 fn the_estimate_starts_when_the_mailboxes_are_ready() {
     let assumptions = |est: &Value| -> Vec<String> {
         est["assumptions"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().to_owned()).collect()

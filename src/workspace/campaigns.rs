@@ -916,7 +916,29 @@ async fn sync_one<P: SendingPlatform>(
     let mut pause: Option<(PausedBy, String)> = None;
     match report.status {
         CampaignStatus::Completed if c.state == State::Active => state = State::Completed,
-        CampaignStatus::Stopped if c.state == State::Active => state = State::Stopped,
+        // Held by the platform (its bounce protection, unhealthy or suspended mailboxes) until the
+        // mailboxes are fixed: paused here, so that it can be resumed, and followed back when the
+        // platform sends again (audit finding: taken for stopped for good, it could be neither
+        // stopped nor resumed, and went unguarded once the platform lifted the hold).
+        CampaignStatus::Stopped if c.state == State::Active => {
+            state = State::Paused;
+            pause = Some((
+                PausedBy::Platform,
+                "Held by the sending platform (its bounce protection, or unhealthy or suspended mailboxes): nothing \
+                 is sent. get_sending_setup shows the mailboxes; once they are fixed the platform sends again on its \
+                 own, or resume_campaign."
+                    .to_owned(),
+            ));
+        }
+        // Sending again at the platform after it paused or held the campaign itself: followed, so
+        // that it is shown as sending, takes its place among the plan's active campaigns and is
+        // guarded for bounces again. A pause of VibeSell's own stays VibeSell's to lift.
+        CampaignStatus::Active
+            if c.state == State::Stopped
+                || (c.state == State::Paused && c.paused_by == Some(PausedBy::Platform)) =>
+        {
+            state = State::Active;
+        }
         // Paused at the platform (in its own app, say): not sending, so not shown as sending nor
         // holding a place among the plan's active campaigns (audit finding).
         CampaignStatus::Paused if c.state == State::Active => {
@@ -968,6 +990,8 @@ async fn sync_one<P: SendingPlatform>(
         if c.state == State::Active {
             // No longer sending: it frees its place among the plan's active campaigns.
             stmts.push(release_active_stmt(&c.id, at));
+        } else if state == State::Active {
+            stmts.push(super::limits::consume(Limit::ActiveCampaigns, 1, at));
         }
         stmts.push(state_stmt(&c.id, state, pause.as_ref().map(|(by, why)| (*by, why.as_str())), at, at));
     }
