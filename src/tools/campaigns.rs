@@ -396,11 +396,14 @@ impl Tool for StageCampaign {
                 ))
             })?,
         };
-        if let Some(d) = input.start_date.as_deref()
-            && calendar::parse_iso(d).is_none()
-        {
-            return Err(Refusal::InvalidArguments("`start_date` must be a date such as 2026-12-07".into()));
-        }
+        // Sent as the platform documents it (`YYYY-MM-DD`, DOMAIN §1.2), however it was written
+        // (`2027-1-5` and surrounding spaces pass the check).
+        let start_date = match input.start_date.as_deref() {
+            Some(d) => Some(calendar::iso(calendar::parse_iso(d).ok_or_else(|| {
+                Refusal::InvalidArguments("`start_date` must be a date such as 2026-12-07".into())
+            })?)),
+            None => kept.and_then(|k| k.start_date.clone()),
+        };
         let d = &cx.config.deliverability;
         let per_mailbox =
             setup::sizing(cx.db)?.map_or(d.sends_per_mailbox_per_day, |s| s.doc.capacity.per_mailbox);
@@ -431,7 +434,7 @@ impl Tool for StageCampaign {
             daily_limit,
             per_mailbox,
             ramp,
-            start_date: input.start_date.clone().or_else(|| kept.and_then(|k| k.start_date.clone())),
+            start_date,
         };
         let plan = Plan { spec: spec.clone(), sequence_version: seq.version };
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(refusal)?;
