@@ -584,6 +584,50 @@ fn outcomes_the_list_does_not_show_are_looked_for_again_only_hours_later() {
     assert_eq!(fake.count("POST /api/v2/leads/list"), 240);
 }
 
+#[test]
+fn a_lead_cursor_the_platform_no_longer_knows_is_read_again_from_the_start() {
+    let inner = long_campaign(1);
+    let fake = Fake::new(move |req, n| {
+        if path(req) == "POST /api/v2/leads/list" && body(req)["starting_after"] == "l-gone" {
+            // As Instantly (and the end-to-end fake) answer an unknown `starting_after`.
+            return json_response(400, json!({ "message": "starting_after: unknown lead" }));
+        }
+        (inner.handler)(req, n)
+    });
+    let db = with_long_campaign();
+    (&db as &dyn Db)
+        .batch(vec![Stmt::new("UPDATE campaigns SET outcomes_after = 'l-gone'", vec![])])
+        .unwrap();
+    for _ in 0..3 {
+        sync_at(&db, &fake, NOW_MS);
+    }
+    assert!(crate::workspace::suppression::is_suppressed(&db, "p11500@x.example").unwrap());
+    assert_eq!(fake.count("POST /api/v2/leads/list"), 1 + 120, "the refused page, then one whole read");
+}
+
+#[test]
+fn a_blocklist_entry_the_platform_refuses_holds_back_none_after_it() {
+    let inner = long_campaign(1);
+    let fake = Fake::new(move |req, n| {
+        if path(req) == "POST /api/v2/block-lists-entries" && body(req)["bl_value"] == "odd@@x.example" {
+            return json_response(400, json!({ "message": "bl_value: invalid" }));
+        }
+        (inner.handler)(req, n)
+    });
+    let db = with_long_campaign();
+    let add = |value: &str, at: i64| {
+        let reason = crate::workspace::suppression::Reason::Unsubscribe;
+        crate::workspace::suppression::add_stmt(value, reason, "test", at).unwrap()
+    };
+    (&db as &dyn Db)
+        .batch(vec![add("odd@@x.example", NOW_MS - 2), add("later@x.example", NOW_MS - 1)])
+        .unwrap();
+    sync_at(&db, &fake, NOW_MS);
+    let mirrored = (&db as &dyn Db).query(Stmt::new("SELECT value FROM blocklist_mirror", vec![])).unwrap();
+    let text = format!("{mirrored:?}");
+    assert!(text.contains("later@x.example") && !text.contains("odd@@"), "{text}");
+}
+
 /// A reply opt-out is suppressed as soon as the sync has read it, even when the platform fails
 /// on the sync's next call: the sync once wrote replies and suppressions together at its end.
 #[test]

@@ -724,7 +724,15 @@ async fn mirror_blocklist<P: SendingPlatform>(
         vec![],
     )?;
     for v in pending {
-        platform.block(&v.value).await?;
+        match platform.block(&v.value).await {
+            Ok(()) => {}
+            // One value the platform will not take (an address it finds malformed, say) holds
+            // back none after it: asked again at the next sync, the others go now (audit
+            // finding: it stopped the mirror, and the sync, for good). The address stays on the
+            // suppression list, which staging and imports keep to.
+            Err(PlatformError::Refused(_)) => continue,
+            Err(e) => return Err(e),
+        }
         db.batch(vec![Stmt::new(
             "INSERT OR IGNORE INTO blocklist_mirror (value, at) VALUES (?, ?)",
             vec![v.value.into(), now_ms.into()],
@@ -892,7 +900,15 @@ async fn sync_one<P: SendingPlatform>(
         || report.totals.bounced != c.stats.bounced
         || report.totals.unsubscribed != c.stats.unsubscribed_link
     {
-        let page = platform.outcomes(pid, c.outcomes_after.as_deref()).await?;
+        let page = match platform.outcomes(pid, c.outcomes_after.as_deref()).await {
+            // A cursor the platform no longer knows (its lead deleted there): read from the start
+            // again, which only finds the same outcomes again (audit finding: kept, it failed
+            // every sync of the campaign from then on).
+            Err(PlatformError::Refused(_)) if c.outcomes_after.is_some() => {
+                platform.outcomes(pid, None).await?
+            }
+            read => read?,
+        };
         let read_to_end = page.next.is_none().then_some(at);
         stmts.push(Stmt::new(
             "UPDATE campaigns SET outcomes_after = ?, outcomes_read_at = COALESCE(?, outcomes_read_at) WHERE id = ?",
