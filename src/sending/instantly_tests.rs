@@ -476,6 +476,46 @@ fn a_fresh_own_brand_mailbox_is_not_ready_before_its_warm_up() {
     assert_eq!(boxes[0].status, setup::MailboxStatus::SetUp, "set up on a 3-day-old domain, not warmed");
 }
 
+#[test]
+fn a_warm_up_the_platform_fails_to_turn_on_holds_back_no_mailbox_state() {
+    use crate::workspace::sending as setup;
+    let fake = Fake::new(|req, _| match path(req).as_str() {
+        "GET /api/v2/accounts/anna%40getledgerly.com" => json_response(
+            200,
+            json!({ "email": "anna@getledgerly.com", "status": 1, "warmup_status": 0, "setup_pending": false,
+                    "is_managed_account": true, "provider_code": 2 }),
+        ),
+        "POST /api/v2/accounts/warmup/enable" => json_response(200, json!({ "id": "job-1" })),
+        "GET /api/v2/background-jobs/job-1" => {
+            json_response(200, json!({ "id": "job-1", "status": "failed" }))
+        }
+        "POST /api/v2/accounts/test/vitals" => json_response(200, json!({ "success_list": [] })),
+        other => panic!("unexpected {other}"),
+    });
+    let db = MemoryDb::new();
+    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let order = setup::Order {
+        id: "apr_1".into(),
+        spec: order(),
+        reference: "instantly:getledgerly.com".into(),
+        charged: Some(1_500),
+        currency: "usd".into(),
+        ordered_at: NOW_MS,
+    };
+    db.batch(setup::record_order(&order, &[("getledgerly.com".into(), 1_200)], NOW_MS).unwrap()).unwrap();
+    db.batch(vec![Stmt::new("UPDATE mailboxes SET warmup_requested_at = ?", vec![NOW_MS.into()])]).unwrap();
+    let i = Instantly::new(
+        &InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) },
+        &db,
+        &fake,
+        NOW_MS + 3 * 86_400_000,
+    );
+    let config = crate::testing::test_config();
+    assert!(block_on(setup::sync_setup(&db, &config, &i)).unwrap(), "still in progress");
+    assert_eq!(fake.count("POST /api/v2/accounts/warmup/enable"), 1);
+    assert_eq!(setup::mailboxes(&db).unwrap()[0].status, setup::MailboxStatus::SetUp, "its state mirrored");
+}
+
 /// Leads in [`long_campaign`]; one bounced, at lead 11,500: past the 50 pages one sync reads.
 const LONG: usize = 12_000;
 

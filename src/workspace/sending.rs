@@ -711,12 +711,22 @@ pub async fn sync_setup<P: SendingPlatform>(
     let to_enable: Vec<String> = boxes
         .iter()
         .filter(|m| m.warmup_requested_at.is_some())
-        .filter(|m| accounts.iter().any(|a| a.email == m.address && !a.setup_pending && !a.warmup_on))
+        .filter(|m| {
+            accounts
+                .iter()
+                .any(|a| a.email == m.address && !a.setup_pending && !a.warmup_on && !a.warmup_blocked)
+        })
         .map(|m| m.address.clone())
         .collect();
     if !to_enable.is_empty() {
-        platform.enable_warmup(&to_enable).await?;
-        accounts = platform.accounts(&emails).await?;
+        match platform.enable_warmup(&to_enable).await {
+            Ok(()) => accounts = platform.accounts(&emails).await?,
+            // The platform's warm-up job failed: asked again at the next sync, and the mailboxes'
+            // states mirrored meanwhile (audit finding: one mailbox the platform would not warm
+            // held every mailbox's state back, and with it staging).
+            Err(PlatformError::Refused(_)) => {}
+            Err(e) => return Err(e),
+        }
     }
     let dns = platform.dns(&emails).await?;
     let warmup_days = config.deliverability.warmup_days_min;
