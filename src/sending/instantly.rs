@@ -322,6 +322,10 @@ impl<'a> Instantly<'a> {
             ("invalid_domains", "Invalid domains"),
             ("provider_mismatch_domains", "Not sold with Google mailboxes"),
             ("domains_without_accounts", "No mailboxes asked for"),
+            ("blacklist_keywords", "Words the platform does not allow in a domain"),
+            ("invalid_forwarding_domains", "Invalid forwarding domains"),
+            ("missing_domain_orders", "Mailboxes on domains not in the order"),
+            ("unavailable_email_providers", "Mailbox providers not available"),
         ] {
             let domains = strings(key);
             if !domains.is_empty() {
@@ -361,6 +365,12 @@ impl<'a> Instantly<'a> {
             })
             .unwrap_or_default();
         let valid = v.get("order_is_valid").and_then(Value::as_bool).unwrap_or(false) && problems.is_empty();
+        if !valid && problems.is_empty() {
+            // Refused by a field not read above: still a reason the user can act on.
+            problems.push(
+                "The sending platform did not accept the order and gave no reason; try other domains.".into(),
+            );
+        }
         Quote {
             valid,
             problems,

@@ -718,7 +718,8 @@ fn the_shelf_keeps_google_domains_and_a_quote_names_every_rejection() {
         _ => json_response(
             200,
             json!({ "order_is_valid": true, "provider_mismatch_domains": ["air.com"],
-                    "domains_without_accounts": ["g.com"], "payment_failure_reason": "card expired" }),
+                    "domains_without_accounts": ["g.com"], "payment_failure_reason": "card expired",
+                    "blacklist_keywords": ["free"], "unavailable_email_providers": ["Outlook"] }),
         ),
     });
     let db = MemoryDb::new();
@@ -734,7 +735,12 @@ fn the_shelf_keeps_google_domains_and_a_quote_names_every_rejection() {
         [
             "Not sold with Google mailboxes: air.com.",
             "No mailboxes asked for: g.com.",
+            "Words the platform does not allow in a domain: free.",
+            "Mailbox providers not available: Outlook.",
             "The payment failed: card expired"
         ]
     );
+    // Refused by nothing it names: the refusal still says something.
+    let silent = Instantly::parse_quote(&json!({ "order_is_valid": false }));
+    assert!(!silent.valid && silent.problems[0].starts_with("The sending platform did not accept the order"));
 }
