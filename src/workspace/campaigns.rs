@@ -51,7 +51,9 @@ pub enum State {
     Paused,
     /// Every lead went through the sequence.
     Completed,
-    /// Stopped by the platform (unhealthy or suspended mailboxes).
+    /// Stopped by the platform (unhealthy or suspended mailboxes): written by builds before
+    /// 2026-12-02, which now pause such a campaign instead (`PausedBy::Platform`); followed back
+    /// to active when the platform sends again.
     Stopped,
 }
 
