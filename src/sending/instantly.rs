@@ -5,9 +5,10 @@
 //!   Content-Type on `DELETE`, closed request bodies (only documented fields are sent), the
 //!   singular `campaign` filter when listing leads (and the results checked anyway).
 //! - **Retries**: 429 is always retried after `Retry-After` (or 1 s, 2 s, 4 s); 5xx and network
-//!   failures are retried only for requests that are safe to repeat. Placing an order is not:
-//!   before any retry VibeSell lists the orders to see whether the first attempt went through,
-//!   and sends the approval's idempotency key, so a retried order never buys twice.
+//!   failures are retried only for requests that are safe to repeat. Placing an order is not: an
+//!   order whose outcome is unknown is never posted again in the same attempt; the approval's
+//!   next attempt, minutes later, first lists the orders to see whether it went through (DOMAIN
+//!   §1.8 documents no idempotency for orders; the approval's key is sent as a header anyway).
 //! - **Rate limits**: the workspace-wide 100 requests a second and 6,000 a minute are far above
 //!   what one VibeSell workspace asks; `GET /emails` allows only 20 a minute, so those calls are
 //!   paced with a sliding window kept in the workspace's database (`provider_calls`), across
@@ -639,51 +640,41 @@ impl SendingPlatform for Instantly<'_> {
             return Err(PlatformError::Refused(why));
         }
         let body = Self::order_body(order, false);
-        for attempt in 0..2 {
-            match self
-                .call(
-                    "POST",
-                    "/api/v2/dfy-email-account-orders",
-                    Some(&body),
-                    Repeat::Once,
-                    &[("idempotency-key", key)],
-                )
-                .await
-            {
-                Ok(v) => {
-                    if v.get("order_placed").and_then(Value::as_bool) == Some(true) {
-                        return Ok(Placed {
-                            reference,
-                            charged: Some(cents(v.get("total_price").and_then(Value::as_f64).unwrap_or(0.0))),
-                        });
-                    }
-                    if v.get("checkout_required").and_then(Value::as_bool) == Some(true) {
-                        return Err(PlatformError::PaymentRequired(
-                            "The sending platform needs a payment method before ordering.".into(),
-                        ));
-                    }
-                    let q = Self::parse_quote(&v);
-                    let why = if q.problems.is_empty() {
-                        "The order was not placed.".to_owned()
-                    } else {
-                        q.problems.join(" ")
-                    };
-                    return Err(PlatformError::Refused(why));
+        let answer = self
+            .call(
+                "POST",
+                "/api/v2/dfy-email-account-orders",
+                Some(&body),
+                Repeat::Once,
+                &[("idempotency-key", key)],
+            )
+            .await;
+        match answer {
+            Ok(v) => {
+                if v.get("order_placed").and_then(Value::as_bool) == Some(true) {
+                    return Ok(Placed {
+                        reference,
+                        charged: Some(cents(v.get("total_price").and_then(Value::as_f64).unwrap_or(0.0))),
+                    });
                 }
-                Err(PlatformError::Unavailable(e)) => {
-                    // Unknown outcome: look before trying again.
-                    if let Some(placed) = self.placed_order(order, key).await? {
-                        return Ok(placed);
-                    }
-                    if attempt == 1 {
-                        return Err(PlatformError::Unavailable(e));
-                    }
-                    self.wait(1_000).await;
+                if v.get("checkout_required").and_then(Value::as_bool) == Some(true) {
+                    return Err(PlatformError::PaymentRequired(
+                        "The sending platform needs a payment method before ordering.".into(),
+                    ));
                 }
-                Err(other) => return Err(other),
+                Err(PlatformError::Refused(Self::parse_quote(&v).problems.join(" ")))
             }
+            // Unknown outcome: placed if the platform lists it already; otherwise left unknown, not
+            // posted again now. DOMAIN §1.8 documents no idempotency for orders, and the list may
+            // not show an order taken a second ago: the approval's next attempt, minutes later,
+            // looks again first (`placed_order`) before it buys (audit finding: a second post a
+            // second later could buy twice).
+            Err(PlatformError::Unavailable(e)) => match self.placed_order(order, key).await? {
+                Some(placed) => Ok(placed),
+                None => Err(PlatformError::Unavailable(e)),
+            },
+            Err(other) => Err(other),
         }
-        Err(PlatformError::Unavailable("order: no answer".into()))
     }
 
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>> {
