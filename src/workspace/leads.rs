@@ -287,6 +287,12 @@ pub async fn advance(
     let room = || -> Result<u64, StoreError> {
         Ok(allowance.saturating_sub(limits::used(db, Limit::LeadsPerMonth, now_ms)?.max(0) as u64))
     };
+    // Whether this call moved the job's cursor. A provider failure after that is not the outcome
+    // of the call: what it brought in is written, the failure stays on the job (`error`), and the
+    // job goes on at the next run. Reported as a failure, a slow provider's rate limit (Apollo's
+    // enrichment allows about ten calls a minute) used up the approval's attempts while every
+    // run imported more (audit finding: it ended `not_done` with leads imported and paid for).
+    let mut progressed = false;
     for _ in 0..max_batches {
         let (job, filters) = load_import(db, id)?.ok_or_else(|| ImportError::Unknown(id.to_owned()))?;
         if job.status == Status::Done {
@@ -322,6 +328,9 @@ pub async fn advance(
                     "UPDATE lead_imports SET error = ? WHERE id = ?",
                     vec![e.to_string().into(), id.into()],
                 )?;
+                if progressed {
+                    break;
+                }
                 return Err(e.into());
             }
         };
@@ -447,10 +456,14 @@ pub async fn advance(
                 ],
             ),
         ])?;
+        progressed |= batch.consumed > 0;
         if done {
             break;
         }
         if let Some(e) = batch.interrupted {
+            if progressed {
+                break;
+            }
             return Err(e.into());
         }
     }
@@ -921,14 +934,16 @@ mod tests {
         let db = db();
         let flaky = Scripted { fail_at_100: true.into(), cut_at_200: true.into(), ..Scripted::default() };
         start(&db, "imp", &filters(), "sandbox", 250, NOW_MS).unwrap();
-        let err = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap_err();
-        assert!(matches!(err, ImportError::Provider(_)));
-        let (mid, _) = load_import(&db, "imp").unwrap().unwrap();
+        // A failure after a batch written in the same call is progress: the job goes on.
+        let mid = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap();
         assert_eq!((mid.status, mid.imported, mid.cursor), (Status::Running, 100, 100));
         assert!(mid.error.unwrap().contains("503"));
-        let err = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap_err();
-        assert!(matches!(err, ImportError::Provider(LeadError::RateLimited { .. })));
-        let (cut, _) = load_import(&db, "imp").unwrap().unwrap();
+        // One that brings nothing in is the provider's failure.
+        let idle = Scripted { fail_at_100: true.into(), ..Scripted::default() };
+        let err = block_on(advance(&db, &idle, "imp", 10, u64::MAX, NOW_MS)).unwrap_err();
+        assert!(matches!(err, ImportError::Provider(LeadError::Unavailable(_))));
+        // Cut short by a rate limit part-way through a batch, after paying for some of it.
+        let cut = block_on(advance(&db, &flaky, "imp", 10, u64::MAX, NOW_MS)).unwrap();
         assert_eq!(
             (cut.status, cut.imported, cut.cursor, cut.credits),
             (Status::Running, 230, 230, 230),
