@@ -40,6 +40,10 @@ pub struct RequestLog<'a> {
 
 /// The log line for one request.
 pub fn request_line(rid: &str, method: &str, route: &str, status: u16, trace: &Trace, ms: i64) -> String {
+    // An unsubscribe link's path is its token: anyone reading the logs could use it, and its hash
+    // of the address tells who acted on a link (audit finding).
+    let unsubscribe = crate::compliance::UNSUBSCRIBE_PATH;
+    let route = if route.starts_with(unsubscribe) { "/u/…" } else { route };
     let record = RequestLog {
         event: "request",
         rid,
@@ -110,4 +114,17 @@ struct StartLog<'a> {
 /// The log line of an isolate's start.
 pub fn start_line(config: &str, rehearsal: &str) -> String {
     serde_json::to_string(&StartLog { event: "start", config, rehearsal }).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unsubscribe_token_never_reaches_the_log() {
+        let line = request_line("req_1", "POST", "/u/d3NfMTpmOWNm.4sXeyHFv", 200, &Trace::default(), 3);
+        assert!(line.contains(r#""route":"/u/…""#) && !line.contains("d3NfMTpm"), "{line}");
+        let other = request_line("req_1", "GET", "/app", 200, &Trace::default(), 3);
+        assert!(other.contains(r#""route":"/app""#), "{other}");
+    }
 }
