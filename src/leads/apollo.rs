@@ -303,8 +303,11 @@ fn kept(f: &Filters, p: &Person) -> bool {
         .industry
         .as_ref()
         .is_some_and(|i| f.exclude_industries.iter().any(|x| super::vocab::key(x) == super::vocab::key(i)));
+    // Whole words, as people read a title: excluding "CTO" must not drop every "Director", nor
+    // "Intern" every "International" (audit finding).
+    let title = format!(" {} ", super::vocab::key(&p.title));
     let title_excluded =
-        f.exclude_titles.iter().any(|x| super::vocab::key(&p.title).contains(&super::vocab::key(x)));
+        f.exclude_titles.iter().any(|x| title.contains(&format!(" {} ", super::vocab::key(x))));
     !(domain_excluded || industry_excluded || title_excluded)
 }
 

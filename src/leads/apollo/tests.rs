@@ -393,3 +393,15 @@ fn a_failed_enrichment_part_way_keeps_what_was_paid_for() {
     let none = block_on(apollo.fetch(&f, 0, 100, &known)).unwrap();
     assert_eq!((none.consumed, none.known, none.people.len(), none.credits), (1, 1, 0, 0));
 }
+
+#[test]
+fn excluded_titles_match_whole_words() {
+    let f = Filters { exclude_titles: vec!["CTO".into(), "Intern".into()], ..Filters::default() };
+    let titled = |t: &str| {
+        person(&json!({ "id": "ap_1", "first_name": "A", "title": t, "organization": { "name": "C" } }), None)
+    };
+    assert!(kept(&f, &titled("Director of Engineering")));
+    assert!(kept(&f, &titled("International Sales Coordinator")));
+    assert!(!kept(&f, &titled("Chief Technology Officer (CTO)")));
+    assert!(!kept(&f, &titled("Sales Intern")));
+}
