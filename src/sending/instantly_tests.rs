@@ -654,16 +654,22 @@ fn outcomes_the_list_does_not_show_are_looked_for_again_only_hours_later() {
     assert_eq!(fake.count("POST /api/v2/leads/list"), 240);
 }
 
-#[test]
-fn a_lead_cursor_the_platform_no_longer_knows_is_read_again_from_the_start() {
+/// [`long_campaign`], answering 400 to `method_path` when its body's `field` is `value`, as
+/// Instantly (and the end-to-end fake) answer a value they will not take: an unknown
+/// `starting_after`, a blocklist entry.
+fn long_campaign_refusing(method_path: &'static str, field: &'static str, value: &'static str) -> Fake {
     let inner = long_campaign(1);
-    let fake = Fake::new(move |req, n| {
-        if path(req) == "POST /api/v2/leads/list" && body(req)["starting_after"] == "l-gone" {
-            // As Instantly (and the end-to-end fake) answer an unknown `starting_after`.
-            return json_response(400, json!({ "message": "starting_after: unknown lead" }));
+    Fake::new(move |req, n| {
+        if path(req) == method_path && body(req)[field] == value {
+            return json_response(400, json!({ "message": format!("{field}: not accepted") }));
         }
         (inner.handler)(req, n)
-    });
+    })
+}
+
+#[test]
+fn a_lead_cursor_the_platform_no_longer_knows_is_read_again_from_the_start() {
+    let fake = long_campaign_refusing("POST /api/v2/leads/list", "starting_after", "l-gone");
     let db = with_long_campaign();
     (&db as &dyn Db)
         .batch(vec![Stmt::new("UPDATE campaigns SET outcomes_after = 'l-gone'", vec![])])
@@ -677,13 +683,7 @@ fn a_lead_cursor_the_platform_no_longer_knows_is_read_again_from_the_start() {
 
 #[test]
 fn a_blocklist_entry_the_platform_refuses_holds_back_none_after_it() {
-    let inner = long_campaign(1);
-    let fake = Fake::new(move |req, n| {
-        if path(req) == "POST /api/v2/block-lists-entries" && body(req)["bl_value"] == "odd@@x.example" {
-            return json_response(400, json!({ "message": "bl_value: invalid" }));
-        }
-        (inner.handler)(req, n)
-    });
+    let fake = long_campaign_refusing("POST /api/v2/block-lists-entries", "bl_value", "odd@@x.example");
     let db = with_long_campaign();
     let add = |value: &str, at: i64| {
         let reason = crate::workspace::suppression::Reason::Unsubscribe;
