@@ -467,6 +467,23 @@ fn campaign_leads_are_read_on_from_where_the_last_call_stopped() {
     assert_eq!(fake.count("POST /api/v2/leads/list"), 50 + 50 + 20 + 50);
 }
 
+/// A workspace with [`order`] placed at `NOW_MS`: its domain and mailbox recorded.
+fn ordered() -> MemoryDb {
+    use crate::workspace::sending as setup;
+    let db = MemoryDb::new();
+    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let order = setup::Order {
+        id: "apr_1".into(),
+        spec: order(),
+        reference: "instantly:getledgerly.com".into(),
+        charged: Some(1_500),
+        currency: "usd".into(),
+        ordered_at: NOW_MS,
+    };
+    db.batch(setup::record_order(&order, &[("getledgerly.com".into(), 1_200)], NOW_MS).unwrap()).unwrap();
+    db
+}
+
 #[test]
 fn a_fresh_own_brand_mailbox_is_not_ready_before_its_warm_up() {
     use crate::workspace::sending as setup;
@@ -483,18 +500,8 @@ fn a_fresh_own_brand_mailbox_is_not_ready_before_its_warm_up() {
             other => panic!("unexpected {other}"),
         }
     });
-    let db = MemoryDb::new();
-    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
+    let db = ordered();
     let config = crate::testing::test_config();
-    let order = setup::Order {
-        id: "apr_1".into(),
-        spec: order(),
-        reference: "instantly:getledgerly.com".into(),
-        charged: Some(1_500),
-        currency: "usd".into(),
-        ordered_at: NOW_MS,
-    };
-    db.batch(setup::record_order(&order, &[("getledgerly.com".into(), 1_200)], NOW_MS).unwrap()).unwrap();
     let i = Instantly::new(
         &InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) },
         &db,
@@ -522,17 +529,7 @@ fn a_warm_up_the_platform_fails_to_turn_on_holds_back_no_mailbox_state() {
         "POST /api/v2/accounts/test/vitals" => json_response(200, json!({ "success_list": [] })),
         other => panic!("unexpected {other}"),
     });
-    let db = MemoryDb::new();
-    crate::workspace::migrations::apply(&db, NOW_MS).unwrap();
-    let order = setup::Order {
-        id: "apr_1".into(),
-        spec: order(),
-        reference: "instantly:getledgerly.com".into(),
-        charged: Some(1_500),
-        currency: "usd".into(),
-        ordered_at: NOW_MS,
-    };
-    db.batch(setup::record_order(&order, &[("getledgerly.com".into(), 1_200)], NOW_MS).unwrap()).unwrap();
+    let db = ordered();
     db.batch(vec![Stmt::new("UPDATE mailboxes SET warmup_requested_at = ?", vec![NOW_MS.into()])]).unwrap();
     let i = Instantly::new(
         &InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) },
