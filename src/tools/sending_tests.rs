@@ -144,14 +144,19 @@ impl World {
     /// order's approval asked for (not decided).
     pub fn own_brand_asked(&self) -> Value {
         self.sized();
-        let q = self.ok("choose_sending_source", json!({}), NOW_MS);
-        self.answer("choose_sending_source", &q, "own_names", NOW_MS);
-        let q = self.ok("propose_domains", json!({}), NOW_MS);
-        self.answer("propose_domains", &q, "set_1", NOW_MS);
-        let q = self.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
-        self.answer("propose_email", &q, "names", NOW_MS);
+        self.own_brand_chosen(NOW_MS);
         self.subscribe("growth");
         self.ok("order_sending_setup", json!({}), NOW_MS)
+    }
+
+    /// The user's brand, the first proposed domains and the proposed names chosen, at `at`.
+    pub fn own_brand_chosen(&self, at: i64) {
+        let q = self.ok("choose_sending_source", json!({}), at);
+        self.answer("choose_sending_source", &q, "own_names", at);
+        let q = self.ok("propose_domains", json!({}), at);
+        self.answer("propose_domains", &q, "set_1", at);
+        let q = self.ok("propose_email", json!({ "sender_name": "Anna Berg" }), at);
+        self.answer("propose_email", &q, "names", at);
     }
 }
 
@@ -635,12 +640,7 @@ fn a_second_order_shows_its_own_dates_and_warm_up_while_the_first_sends() {
     );
     assert_eq!((sized["mailboxes"].clone(), sized["withinPlan"].clone()), (json!(2), json!(true)), "{sized}");
     w.ok("confirm_sizing", json!({}), later);
-    let q = w.ok("choose_sending_source", json!({}), later);
-    w.answer("choose_sending_source", &q, "own_names", later);
-    let q = w.ok("propose_domains", json!({}), later);
-    w.answer("propose_domains", &q, "set_1", later);
-    let q = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), later);
-    w.answer("propose_email", &q, "names", later);
+    w.own_brand_chosen(later);
     let order = w.ok("order_sending_setup", json!({}), later);
     w.approve(&order, later);
     let warm_from = later + 3 * DAY;
