@@ -662,7 +662,13 @@ impl SendingPlatform for Instantly<'_> {
                         "The sending platform needs a payment method before ordering.".into(),
                     ));
                 }
-                Err(PlatformError::Refused(Self::parse_quote(&v).problems.join(" ")))
+                // Valid yet not placed names no problem: still a refusal that says something.
+                let problems = Self::parse_quote(&v).problems;
+                Err(PlatformError::Refused(if problems.is_empty() {
+                    "The order was not placed.".to_owned()
+                } else {
+                    problems.join(" ")
+                }))
             }
             // Unknown outcome: placed if the platform lists it already; otherwise left unknown, not
             // posted again now. DOMAIN §1.8 documents no idempotency for orders, and the list may

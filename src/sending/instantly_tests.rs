@@ -247,34 +247,50 @@ fn an_order_is_simulated_priced_and_never_placed_twice() {
     });
 }
 
-#[test]
-fn an_order_whose_outcome_is_unknown_is_not_posted_again_at_once() {
-    // The platform answers 503 and its list does not show the order (yet): unknown, left to the
-    // approval's next attempt, which looks again first.
-    let fake = Fake::new(|req, _| match path(req).as_str() {
+/// Places [`order`] with Instantly answering the real order with `answer` (its simulation
+/// valid, its order list empty); returns the outcome and how many real orders were posted.
+fn place_answered(answer: Result<OutboundResponse, OutboundError>) -> (PResult<Placed>, usize) {
+    let fake = Fake::new(move |req, _| match path(req).as_str() {
         "POST /api/v2/dfy-email-account-orders" if body(req)["simulation"] == true => json_response(
             200,
             json!({ "order_is_valid": true, "order_items": [{ "domain": "getledgerly.com", "domain_price": 12.0, "accounts_price": 3.0 }],
                     "total_domains_price_per_year": 12.0, "total_accounts_price_per_month": 3.0, "total_price": 15.0 }),
         ),
-        "POST /api/v2/dfy-email-account-orders" => json_response(503, json!({ "message": "unavailable" })),
+        "POST /api/v2/dfy-email-account-orders" => answer.clone(),
         p if p.starts_with("GET /api/v2/dfy-email-account-orders?") => {
             json_response(200, json!({ "items": [] }))
         }
         other => panic!("unexpected {other}"),
     });
-    with(&fake, |i| {
-        let err =
-            block_on(i.place_order(&order(), "vibesell-apr_1-order", &ApprovedPrices::ANY)).unwrap_err();
-        assert!(matches!(err, PlatformError::Unavailable(_)), "{err}");
-    });
+    let placed =
+        with(&fake, |i| block_on(i.place_order(&order(), "vibesell-apr_1-order", &ApprovedPrices::ANY)));
     let real = fake
         .requests
         .borrow()
         .iter()
         .filter(|r| r.method == "POST" && body(r)["simulation"] == false)
         .count();
+    (placed, real)
+}
+
+#[test]
+fn an_order_whose_outcome_is_unknown_is_not_posted_again_at_once() {
+    // The platform answers 503 and its list does not show the order (yet): unknown, left to the
+    // approval's next attempt, which looks again first.
+    let (placed, real) = place_answered(json_response(503, json!({ "message": "unavailable" })));
+    assert!(matches!(placed, Err(PlatformError::Unavailable(_))), "{placed:?}");
     assert_eq!(real, 1, "posted once");
+}
+
+#[test]
+fn an_order_the_platform_does_not_place_says_so() {
+    // Valid, yet not placed, and no list names a problem.
+    let (placed, _) =
+        place_answered(json_response(200, json!({ "order_is_valid": true, "order_placed": false })));
+    assert!(
+        matches!(placed, Err(PlatformError::Refused(ref m)) if m == "The order was not placed."),
+        "{placed:?}"
+    );
 }
 
 #[test]
