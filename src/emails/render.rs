@@ -171,9 +171,8 @@ pub fn render(
 
     let postal = from.offer.postal_address.clone();
     let notice = notice(to, source);
-    let mut footer = vec![sender_line(from)];
-    let text = format!("{body}\n\n--\n{}\n{}\n", footer[0], footer_tail(notice.as_deref(), unsubscribe_url));
-    footer.extend(notice.clone());
+    let sender = sender_line(from);
+    let text = format!("{body}\n\n--\n{sender}\n{}\n", footer_tail(notice.as_deref(), unsubscribe_url));
 
     let mut html = String::from(
         "<!doctype html><html><body style=\"font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:1.5;color:#111111\">",
@@ -183,7 +182,7 @@ pub fn render(
         html.push_str(&format!("<p>{}</p>", lines.join("<br>")));
     }
     html.push_str("<p style=\"margin-top:24px;font-size:12px;color:#6b7280\">");
-    let footer_html: Vec<String> = footer.iter().map(|l| escape(l)).collect();
+    let footer_html: Vec<String> = std::iter::once(&sender).chain(&notice).map(|l| escape(l)).collect();
     html.push_str(&footer_html.join("<br>"));
     html.push_str(&format!(
         "<br>Don't want to hear from us again? <a href=\"{}\">Unsubscribe</a></p></body></html>",

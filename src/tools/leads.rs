@@ -250,8 +250,8 @@ impl Tool for PreviewLeadSample {
     const TITLE: &'static str = "Preview sample leads";
     const DESCRIPTION: &'static str = "Shows up to 10 people matching the saved target — name, title, company, \
         industry, size, location — with email addresses masked: the pool's first people, in the order an import \
-        walks it (an import skips people already in the workspace or suppressed). Free, no credits. Every call is written to the workspace's personal-data access log (who, when, which \
-        people). Needs the target's filters (save_target_filters). Use it to let the user judge whether these are \
+        walks it (an import skips people already in the workspace or suppressed). Free, no credits. Every call is \
+        written to the workspace's personal-data access log (who, when, which people). Needs the target's filters (save_target_filters). Use it to let the user judge whether these are \
         the right people before confirming the target.";
     const ACCESS: Access = Access::Read;
     const HINTS: Hints = Hints { idempotent: true, open_world: true };
