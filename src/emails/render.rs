@@ -1,6 +1,6 @@
 //! Renders a step for one recipient exactly as it would be sent: the filled subject, the
 //! plain-text body and its HTML twin, each ending with the compliance footer (sender, postal
-//! address, the GDPR Art. 14 notice for recipients it protects, the unsubscribe link).
+//! address, the unsubscribe link, the GDPR Art. 14 notice for recipients it protects).
 
 use super::template::{self, Var};
 use crate::html::escape;
@@ -172,7 +172,11 @@ pub fn render(
     let postal = from.offer.postal_address.clone();
     let notice = notice(to, source);
     let sender = sender_line(from);
-    let text = format!("{body}\n\n--\n{sender}\n{}\n", footer_tail(notice.as_deref(), unsubscribe_url));
+    let text = format!(
+        "{body}\n\n--\n{sender}\n{}\n{}",
+        unsubscribe_line(unsubscribe_url),
+        notice.as_deref().unwrap_or_default()
+    );
 
     let mut html = String::from(
         "<!doctype html><html><body style=\"font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:1.5;color:#111111\">",
@@ -181,13 +185,15 @@ pub fn render(
         let lines: Vec<String> = paragraph.lines().map(linkify).collect();
         html.push_str(&format!("<p>{}</p>", lines.join("<br>")));
     }
-    html.push_str("<p style=\"margin-top:24px;font-size:12px;color:#6b7280\">");
-    let footer_html: Vec<String> = std::iter::once(&sender).chain(&notice).map(|l| escape(l)).collect();
-    html.push_str(&footer_html.join("<br>"));
     html.push_str(&format!(
-        "<br>Don't want to hear from us again? <a href=\"{}\">Unsubscribe</a></p></body></html>",
+        "<p style=\"margin-top:24px;font-size:12px;color:#6b7280\">{}<br>{UNSUBSCRIBE_PROMPT} <a href=\"{}\">Unsubscribe</a>",
+        escape(&sender),
         escape(unsubscribe_url)
     ));
+    if let Some(notice) = &notice {
+        html.push_str(&format!("<br>{}", escape(notice)));
+    }
+    html.push_str("</p></body></html>");
 
     Ok(Rendered {
         subject,
@@ -213,20 +219,26 @@ pub fn sender_line(from: &Sender<'_>) -> String {
     }
 }
 
-/// The rest of the footer, which depends on the recipient: the GDPR notice where it applies,
-/// then the unsubscribe link. It names no sender detail, so that what a lead carries on the
-/// platform (`campaigns::FOOTER_VAR`) does not go stale when those change: the line above it
-/// names the sender.
-pub fn lead_footer(to: &Recipient, unsubscribe_url: &str, source: &str) -> String {
-    footer_tail(notice(to, source).as_deref(), unsubscribe_url)
+/// What opens the footer's unsubscribe line. `sending::classify` stops reading a reply there: a
+/// prospect's mail program may quote our email without marking it, and the line's own
+/// "Unsubscribe" is not the prospect asking.
+pub const UNSUBSCRIBE_PROMPT: &str = "Don't want to hear from us again?";
+/// What opens the GDPR notice (the same holds for `sending::classify`: the notice says how to
+/// object, in words that read as an objection).
+pub const NOTICE_OPENING: &str = "Why you are receiving this:";
+
+/// The footer's second line: the recipient's own unsubscribe link. It names no sender detail, so
+/// that what a lead carries on the platform (`campaigns::FOOTER_VAR`) does not go stale when
+/// those change: the line above it names the sender.
+pub fn unsubscribe_line(unsubscribe_url: &str) -> String {
+    format!("{UNSUBSCRIBE_PROMPT} Unsubscribe: {unsubscribe_url}")
 }
 
-fn footer_tail(notice: Option<&str>, unsubscribe_url: &str) -> String {
-    let unsubscribe = format!("Don't want to hear from us again? Unsubscribe: {unsubscribe_url}");
-    match notice {
-        Some(notice) => format!("{notice}\n{unsubscribe}"),
-        None => unsubscribe,
-    }
+/// The footer's last line: the GDPR notice where it applies to the recipient, or nothing. It is
+/// a line of its own on the platform too (`campaigns::NOTICE_VAR`): Instantly's steps are HTML,
+/// where a line break inside a variable's value would run the two lines together.
+pub fn notice_line(to: &Recipient, source: &str) -> String {
+    notice(to, source).unwrap_or_default()
 }
 
 /// The Art. 14 notice for a recipient under the GDPR (DOMAIN §6.2). It promises what happens: an
@@ -235,9 +247,9 @@ fn footer_tail(notice: Option<&str>, unsubscribe_url: &str) -> String {
 fn notice(to: &Recipient, source: &str) -> Option<String> {
     to.under_gdpr().then(|| {
         format!(
-            "Why you are receiving this: we found your work contact details in a business contact database ({source}) \
+            "{NOTICE_OPENING} we found your work contact details in a business contact database ({source}) \
              and are writing to you about your role at {}, on the basis of legitimate interest. You can object at any \
-             time: reply \"stop\" or use the link below, and you will not be contacted again.",
+             time: reply \"stop\" or use the unsubscribe link above, and you will not be contacted again.",
             to.company
         )
     })
@@ -363,14 +375,28 @@ mod tests {
         assert_eq!(us.unfilled, vec![Var::City, Var::SenderTitle]);
         assert_eq!(links("see www.a.com, and https://b.io/x."), vec!["www.a.com", "https://b.io/x"]);
         // What the platform sends is the step's template (the body, then the sender's line) with
-        // the lead's part of the footer filled in: the text shown here, to the byte.
+        // the lead's two lines of the footer filled in: the text shown here, to the byte.
         for (to, r) in [(recipient("France"), &r), (recipient("United States"), &us)] {
-            let tail = lead_footer(&to, &r.unsubscribe_url, if r.has_gdpr_notice { "sandbox" } else { "s" });
-            assert_eq!(r.text, format!("{}\n\n--\n{}\n{tail}\n", r.body, sender_line(&from)));
-            // Which names none of the sender's details, so that it never goes stale on a lead.
-            for detail in ["Sam", "Ledgerly", "Main St"] {
-                assert!(!tail.contains(detail), "{tail}");
+            let unsubscribe = unsubscribe_line(&r.unsubscribe_url);
+            let notice = notice_line(&to, if r.has_gdpr_notice { "sandbox" } else { "s" });
+            assert_eq!(r.text, format!("{}\n\n--\n{}\n{unsubscribe}\n{notice}", r.body, sender_line(&from)));
+            for line in [&unsubscribe, &notice] {
+                // Which name none of the sender's details, so that they never go stale on a lead,
+                // and hold no line break, which the platform's HTML would run together.
+                for detail in ["Sam", "Ledgerly", "Main St", "\n"] {
+                    assert!(!line.contains(detail), "{line}");
+                }
             }
+            assert_eq!(notice.is_empty(), !r.has_gdpr_notice);
         }
+        // The HTML's footer has the same lines in the same order.
+        let footer = &r.html[r.html.find("<p style").unwrap()..];
+        let (sender_at, link_at, notice_at) = (
+            footer.find("1 Main St").unwrap(),
+            footer.find(">Unsubscribe</a>").unwrap(),
+            footer.find("Why you").unwrap(),
+        );
+        assert!(sender_at < link_at && link_at < notice_at, "{footer}");
+        assert!(!us.html.contains("Why you"));
     }
 }

@@ -7,6 +7,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::emails::render;
+
 /// A reply's class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -211,16 +213,33 @@ fn any(text: &str, needles: &[&str]) -> bool {
 }
 
 /// What the sender wrote themselves: the body up to the history their mail program quotes
-/// below it (a `>` line, "On … wrote:", an "Original Message" rule) or our own footer, whose
-/// "Unsubscribe:" link would otherwise read as a request to unsubscribe.
+/// below it (a `>` line, "On … wrote:", an "Original Message" rule, the header block Outlook
+/// writes above an unmarked copy) or our own email's footer, whose unsubscribe line and notice
+/// ("reply stop", "object") would otherwise read as the prospect's own opt-out.
 fn own_words(body: &str) -> &str {
+    let prompt = crate::case::lowercase(render::UNSUBSCRIBE_PROMPT);
+    let notice = crate::case::lowercase(render::NOTICE_OPENING);
     let mut end = 0;
-    for line in body.split_inclusive('\n') {
-        let l = crate::case::lowercase(line.trim());
+    let mut lines = body.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let l = crate::case::lowercase(line.trim()).replace('’', "'");
+        let mut quoted_header = || {
+            HEADER_FROM.iter().any(|h| l.starts_with(h))
+                && (l.contains('@')
+                    || lines.peek().is_some_and(|next| {
+                        let next = crate::case::lowercase(next.trim());
+                        HEADER_SENT.iter().any(|h| next.starts_with(h))
+                    }))
+        };
         if l.starts_with('>')
             || l.ends_with("wrote:")
             || l.contains("original message")
             || l.starts_with("unsubscribe:")
+            || l.starts_with("________")
+            || l == "--"
+            || l.starts_with(&prompt)
+            || l.starts_with(&notice)
+            || quoted_header()
         {
             break;
         }
@@ -228,6 +247,26 @@ fn own_words(body: &str) -> &str {
     }
     &body[..end]
 }
+
+/// The first line of the header block mail programs (Outlook above all) write above the email
+/// answered when they quote it without `>` marks, and the line that follows it (English, German,
+/// French, Spanish, Swedish, Danish and Norwegian, Finnish). A "From:" line alone is taken for
+/// one only with an address in it.
+const HEADER_FROM: &[&str] = &["from:", "von:", "de :", "de:", "från:", "fra:", "lähettäjä:"];
+const HEADER_SENT: &[&str] = &[
+    "sent:",
+    "date:",
+    "gesendet:",
+    "datum:",
+    "envoyé :",
+    "envoyé:",
+    "date :",
+    "enviado:",
+    "fecha:",
+    "skickat:",
+    "sendt:",
+    "lähetetty:",
+];
 
 /// Reply and forward markers as mail programs write them (English, German, Nordic, French,
 /// Spanish, Finnish).
@@ -334,6 +373,50 @@ mod tests {
         assert_eq!(c(quoted), Class::Interested);
         let footer = "Interested, tell me more.\n\nAnna Berg\n1 Main St, Springfield\nUnsubscribe: https://vibesell.example/u/x";
         assert_eq!(c(footer), Class::Interested);
+    }
+
+    /// Our own email as a prospect's mail program may copy it under their reply without `>`
+    /// marks: its footer's unsubscribe line and notice are not the prospect's words (audit
+    /// finding: every such reply was read as an opt-out and its sender suppressed for good).
+    #[test]
+    fn our_footer_copied_under_a_reply_is_not_an_opt_out() {
+        let to = render::Recipient {
+            first_name: "Kevin".into(),
+            last_name: "Byrne".into(),
+            title: "CFO".into(),
+            company: "Acme".into(),
+            company_domain: None,
+            industry: None,
+            city: None,
+            country: Some("Ireland".into()),
+            email: "kevin@acme.ie".into(),
+        };
+        let notice = render::notice_line(&to, "Apollo");
+        assert!(!notice.is_empty());
+        let ours = format!(
+            "Hi Kevin,\nWould a short call help?\nAnna\n\n--\nAnna Berg, Ledgerly · 1 Main St, Springfield\n{}\n{notice}",
+            render::unsubscribe_line("https://vibesell.example/u/abc")
+        );
+        let headers = [
+            "________________________________\nFrom: Anna Berg <anna@ledgerly.io>\nSent: Monday, December 7, 2026 9:02 AM\n",
+            "From: Anna Berg\nSent: Monday, December 7, 2026 9:02 AM\nSubject: Re: the close\n",
+            "Von: Anna Berg <anna@ledgerly.io>\nGesendet: Montag, 7. Dezember 2026 09:02\n",
+            "De : Anna Berg\nEnvoyé : lundi 7 décembre 2026 09:02\n",
+            // No header at all: the footer itself still ends the prospect's words.
+            "",
+        ];
+        for header in headers {
+            for (reply, class) in [
+                ("Sounds good, does Thursday work?", Class::Interested),
+                ("Not right now, maybe next quarter.", Class::NotNow),
+                ("Please remove me.", Class::Unsubscribe),
+            ] {
+                let body = format!("{reply}\n\n{header}{ours}");
+                assert_eq!(c(&body), class, "{body}");
+            }
+        }
+        // A prospect's own line that starts like a header is still theirs.
+        assert_eq!(c("From: next week on, we are interested. Call me?"), Class::Interested);
         assert_eq!(
             classify("Delivery Status Notification (Failure)", "Address not found", Hints::default()),
             Class::Bounce

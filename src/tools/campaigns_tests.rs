@@ -221,6 +221,52 @@ fn a_postal_address_corrected_after_staging_reaches_every_email_once_staged_agai
 }
 
 #[test]
+fn every_staged_email_is_its_preview_to_the_byte_with_each_footer_line_its_own() {
+    use crate::emails::render::{self, Sender};
+    use crate::store::Db;
+    use crate::workspace::{offer, playbook, sequence};
+    let w = World::new();
+    staged(&w, 12);
+    let c = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap();
+    let offer = offer::load(&w.db).unwrap().unwrap().0;
+    let playbook = playbook::load(&w.db).unwrap().map(|(p, _)| p);
+    let sender = Sender { offer: &offer, playbook: playbook.as_ref() };
+    let seq = sequence::load(&w.db).unwrap().unwrap();
+    #[derive(serde::Deserialize)]
+    struct Row {
+        email: String,
+        doc: String,
+    }
+    let db: &dyn Db = &w.db;
+    let rows: Vec<Row> = db.rows("SELECT email, doc FROM sandbox_sending_leads", vec![]).unwrap();
+    assert_eq!(rows.len(), 12);
+    let mut notices = 0;
+    for Row { email, doc } in &rows {
+        let doc: Value = serde_json::from_str(doc).unwrap();
+        let vars: Vec<(String, String)> = serde_json::from_value(doc["variables"].clone()).unwrap();
+        // Instantly's steps are HTML, one `<div>` a line: a line break inside a value would run
+        // two lines of the footer together (audit finding: the notice and the unsubscribe line).
+        assert!(vars.iter().all(|(_, v)| !v.contains('\n')), "{vars:?}");
+        let var = |name: &str| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone()).unwrap();
+        let url = var("vsFooter").rsplit(' ').next().unwrap().to_owned();
+        notices += usize::from(!var("vsNotice").is_empty());
+        let n = (0..12).find_map(|i| leads::nth(&w.db, i).unwrap().filter(|l| &l.email == email)).unwrap();
+        let to = crate::workspace::campaigns::recipient(&n);
+        let source = crate::tools::emails::data_source(&n.provider);
+        for (step, template) in c.plan.spec.steps.iter().zip(&seq.steps) {
+            let mut sent = step.body.clone();
+            for (k, v) in &vars {
+                sent = sent.replace(&format!("{{{{{k}}}}}"), v);
+            }
+            let preview =
+                render::render(&template.subject, &template.body, &to, &sender, &url, source).unwrap();
+            assert_eq!(sent, preview.text);
+        }
+    }
+    assert_eq!(notices, 12, "leads in Ireland and the UK carry the GDPR notice");
+}
+
+#[test]
 fn a_staging_under_way_is_not_started_again_beside_it() {
     let w = World::new();
     let ready = ready_to_stage(&w, 60);

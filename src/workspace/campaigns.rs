@@ -436,8 +436,12 @@ pub const CONSENT_COUNTRIES: &[&str] = &["Germany"];
 
 // ---- the sequence as platform templates -------------------------------------------------------
 
-/// The per-lead variable that carries the compliance footer.
+/// The per-lead variable that carries the footer's unsubscribe line (`render::unsubscribe_line`).
 pub const FOOTER_VAR: &str = "vsFooter";
+/// The per-lead variable that carries the footer's GDPR notice (`render::notice_line`), empty for
+/// a recipient it does not apply to. A line of its own in the steps: a line break inside one
+/// variable would not survive Instantly's HTML steps (`instantly::to_html`).
+pub const NOTICE_VAR: &str = "vsNotice";
 
 /// The sequence translated for the platform.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -500,9 +504,13 @@ pub fn templates(seq: &Sequence, sender: &Sender<'_>) -> Result<Templates, Strin
         steps.push(StepSpec {
             subject,
             // The footer as `render::render` writes it: the sender's line here, so that staging
-            // again after the sender's details change updates every email; the recipient's part
-            // in the lead's own variable.
-            body: format!("{}\n\n--\n{}\n{{{{{FOOTER_VAR}}}}}", body.trim_end(), render::sender_line(sender)),
+            // again after the sender's details change updates every email; the recipient's two
+            // lines in the lead's own variables.
+            body: format!(
+                "{}\n\n--\n{}\n{{{{{FOOTER_VAR}}}}}\n{{{{{NOTICE_VAR}}}}}",
+                body.trim_end(),
+                render::sender_line(sender)
+            ),
             delay_days,
         });
     }
@@ -537,7 +545,8 @@ pub fn lead_spec(lead: &Lead, t: &Templates, unsubscribe_url: &str, source: &str
             (name.clone(), value.unwrap_or_default())
         })
         .collect();
-    variables.push((FOOTER_VAR.to_owned(), render::lead_footer(&to, unsubscribe_url, source)));
+    variables.push((FOOTER_VAR.to_owned(), render::unsubscribe_line(unsubscribe_url)));
+    variables.push((NOTICE_VAR.to_owned(), render::notice_line(&to, source)));
     LeadSpec {
         email: lead.email.clone(),
         first_name: lead.first_name.clone(),

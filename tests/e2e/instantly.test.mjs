@@ -193,12 +193,16 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   // The sender's line (with the postal address) is in every step; the lead's own part of the
   // footer (the GDPR notice, the unsubscribe link) names no sender detail, so staging again after
   // those change updates every email.
-  assert.match(create.body.sequences[0].steps[0].variants[0].body, /1 Main St, Springfield[\s\S]*\{\{vsFooter\}\}/);
+  // Each of the lead's lines is a line of its own in the step's HTML: a line break inside one
+  // variable would run them together there.
+  assert.match(create.body.sequences[0].steps[0].variants[0].body, /1 Main St, Springfield<\/div><div>\{\{vsFooter\}\}<\/div><div>\{\{vsNotice\}\}<\/div>$/);
   const adds = sent("POST", "/api/v2/leads/add");
   assert.ok(adds.length >= 1 && adds.every((r) => r.body.leads.length <= 1000));
   const lead = adds[0].body.leads[0];
   assert.doesNotMatch(lead.custom_variables.vsFooter, /1 Main St, Springfield/);
-  assert.match(lead.custom_variables.vsFooter, /Unsubscribe: http:\/\/127\.0\.0\.1:\d+\/u\//);
+  assert.match(lead.custom_variables.vsFooter, /^Don't want to hear from us again\? Unsubscribe: http:\/\/127\.0\.0\.1:\d+\/u\/\S+$/);
+  assert.equal(typeof lead.custom_variables.vsNotice, "string");
+  assert.ok(adds.every((r) => r.body.leads.every((l) => Object.values(l.custom_variables).every((v) => !String(v).includes("\n")))));
   const leads = instantly.state.leads.get(instantly.campaign().id);
   assert.equal(leads.length, draft.leads);
 
