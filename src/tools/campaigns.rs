@@ -261,28 +261,23 @@ fn need_campaign(cx: &ToolCx<'_>, id: Option<&str>) -> Result<Campaign, Refusal>
 pub struct StageCampaign;
 
 thread_local! {
-    /// The workspaces with a staging under way in this isolate. Staging waits on the platform
-    /// (the campaign, the leads in batches, rate limits waited out), and the workspace's Durable
-    /// Object takes other calls meanwhile: a second staging then, a client retrying after its own
-    /// timeout, would create a second campaign or give the leads to both. One Durable Object per
-    /// workspace, so the isolate running it sees every call.
+    /// The workspaces with a staging or a launch under way in this isolate. Both wait on the
+    /// platform (the campaign, the leads in batches, rate limits waited out), and the workspace's
+    /// Durable Object takes other calls meanwhile: a second staging then, a client retrying after
+    /// its own timeout, would create a second campaign or give the leads to both, and a staging
+    /// beside a launch would add leads and settings the user did not approve to a campaign that
+    /// starts sending. One Durable Object per workspace, so the isolate running it sees every call.
     static STAGING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
 }
 
-/// A staging under way for a workspace, until dropped (an early return and a cancelled call
-/// included).
+/// A staging or a launch under way for a workspace, until dropped (an early return and a
+/// cancelled call included).
 struct Staging(String);
 
 impl Staging {
-    fn begin(workspace: &str) -> Result<Staging, Refusal> {
-        if STAGING.with(|s| s.borrow_mut().insert(workspace.to_owned())) {
-            Ok(Staging(workspace.to_owned()))
-        } else {
-            Err(Refusal::guidance(
-                "An earlier stage_campaign call is still staging the campaign (the platform takes a while with many \
-                 leads): call get_campaign in a minute to see the draft, rather than staging again now.",
-            ))
-        }
+    /// `None` while another one is under way.
+    fn begin(workspace: &str) -> Option<Staging> {
+        STAGING.with(|s| s.borrow_mut().insert(workspace.to_owned())).then(|| Staging(workspace.to_owned()))
     }
 }
 
@@ -327,7 +322,12 @@ impl Tool for StageCampaign {
     const HINTS: Hints = Hints { idempotent: true, open_world: true };
 
     async fn call(&self, cx: &ToolCx<'_>, input: StageInput) -> Result<Reply<CampaignView>, Refusal> {
-        let _staging = Staging::begin(&cx.principal.workspace)?;
+        let _staging = Staging::begin(&cx.principal.workspace).ok_or_else(|| {
+            Refusal::guidance(
+                "The campaign is being staged or launched right now (the platform takes a while with many leads): \
+                 call get_campaign in a minute to see it, rather than staging again now.",
+            )
+        })?;
         let offer = offer::load(cx.db)?
             .map(|(o, _)| o)
             .ok_or_else(|| Refusal::guidance("Describe the offer first: save_offer."))?;
@@ -754,6 +754,12 @@ impl Action for LaunchCampaign {
     }
 
     async fn execute(&self, cx: &ExecCx<'_>, args: CampaignArgs) -> Result<Executed, ExecError> {
+        // Not beside a staging, which would add leads or change settings on the platform while
+        // this starts the campaign (audit finding); one still under way is waited out, and the
+        // checks below then see what it changed.
+        let Some(_staging) = Staging::begin(cx.workspace) else {
+            return Err(ExecError::Progress("a staging is under way".into()));
+        };
         let c = load_for(cx.db, &args)?;
         if c.state != State::Draft {
             return Err(ExecError::Failed(format!(

@@ -272,13 +272,35 @@ fn a_staging_under_way_is_not_started_again_beside_it() {
     let ready = ready_to_stage(&w, 60);
     let first = super::Staging::begin(&w.app.workspace).unwrap();
     let refused = w.refused("stage_campaign", json!({}), ready);
-    assert!(refused.contains("still staging the campaign"), "{refused}");
+    assert!(refused.contains("being staged or launched right now"), "{refused}");
     assert!(crate::workspace::campaigns::find(&w.db, None).unwrap().is_none(), "nothing was staged");
     // Once it ends, staging goes ahead; a staging refused part-way holds nothing after it.
     drop(first);
     let wrong = w.call("stage_campaign", json!({ "timezone": "Mars/Olympus" }), ready);
     assert!(wrong.text.contains("`timezone` must be one of"), "{}", wrong.text);
     assert_eq!(w.ok("stage_campaign", json!({}), ready)["leads"], 60);
+}
+
+#[test]
+fn a_launch_waits_for_a_staging_under_way_and_then_sees_what_it_changed() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    // A staging under way (the model adding newly imported leads) when the user approves: the
+    // launch does not start the campaign beside it (audit finding: it sent to leads and with
+    // settings the approval did not show).
+    let staging = super::Staging::begin(&w.app.workspace).unwrap();
+    let waiting = w.approve(&approval, ready);
+    assert_eq!(waiting["result"], "Approved by the user; VibeSell is carrying it out.", "{waiting}");
+    assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "draft");
+    // Nor may a staging begin while a launch runs.
+    drop(staging);
+    let launching = super::Staging::begin(&w.app.workspace).unwrap();
+    assert!(w.refused("stage_campaign", json!({}), ready).contains("being staged or launched right now"));
+    drop(launching);
+    // Once the staging is over, the launch goes on by itself.
+    w.run_jobs_until(ready + 60_000);
+    assert_eq!(w.ok("get_campaign", json!({}), ready + 60_000)["status"], "active");
 }
 
 #[test]

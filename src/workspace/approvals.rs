@@ -134,6 +134,10 @@ pub trait Action: Sync + 'static {
     /// Executions filling the same one run one at a time in a workspace: each checks the limit
     /// before its provider call and counts itself after it, so two at once could both pass it.
     const LIMIT: Option<Limit> = None;
+    /// Executions of this action run one at a time in a workspace, as those filling a limit do,
+    /// for an action that reads a state its own execution changes at the provider (the plan an
+    /// upgrade starts from).
+    const SERIAL: bool = false;
 
     /// Checks the prerequisites and writes the summary and impact from real figures, or refuses.
     async fn propose(&self, cx: &ToolCx<'_>, args: &Self::Args) -> Result<Proposal, Refusal>;
@@ -150,6 +154,9 @@ pub trait DynAction: Sync {
     fn name(&self) -> &'static str;
     /// [`Action::LIMIT`].
     fn limit(&self) -> Option<Limit>;
+    /// The lane whose executions run one at a time in a workspace: the limit filled, or the
+    /// action itself when [`Action::SERIAL`].
+    fn lane(&self) -> Option<&'static str>;
     /// Decodes the frozen arguments and executes.
     fn execute<'a>(
         &'a self,
@@ -164,6 +171,9 @@ impl<A: Action> DynAction for A {
     }
     fn limit(&self) -> Option<Limit> {
         A::LIMIT
+    }
+    fn lane(&self) -> Option<&'static str> {
+        A::LIMIT.map(Limit::as_str).or(A::SERIAL.then_some(A::NAME))
     }
     fn execute<'a>(
         &'a self,
@@ -933,12 +943,50 @@ impl Drop for Claim {
 /// in this isolate is left to that execution, and one that advanced goes on a second later
 /// (`Progress`).
 async fn execute(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {
+    // An earlier execution in the same lane whose outcome is unknown (its provider call timed
+    // out; the watchdog asks again later) may have changed what this one checks: it goes first,
+    // and this one goes on just after its next try (audit finding: a second upgrade charged from
+    // the plan the first had already left at Stripe, and the first then said nothing was charged).
+    if let Some(due) = earlier_in_lane(svc.db, record)? {
+        svc.db.batch(vec![schedule::at::<FinishExecution>(
+            &record.id,
+            due.max(svc.now_ms) + PROGRESS_STEP_MS,
+        )])?;
+        return Err(ExecError::Progress("waiting for an earlier execution in its lane".into()));
+    }
     let outcome = execute_claimed(svc, record).await;
     if let Err(ExecError::Progress(_)) = outcome {
         // Rescheduled afresh: `schedule::at` starts the attempts over.
         svc.db.batch(vec![schedule::at::<FinishExecution>(&record.id, svc.now_ms + PROGRESS_STEP_MS)])?;
     }
     outcome
+}
+
+/// When to look again at `record` for an approval decided before it that is still executing in
+/// the same lane, if there is one: when the watchdog next tries that one.
+fn earlier_in_lane(db: &dyn Db, record: &Record) -> Result<Option<i64>, StoreError> {
+    #[derive(Deserialize)]
+    struct Row {
+        id: String,
+        action: String,
+        decided_at: Option<i64>,
+    }
+    let Some(lane) = find_action(&record.action).and_then(|a| a.lane()) else { return Ok(None) };
+    let rows: Vec<Row> = db.rows(
+        "SELECT id, action, decided_at FROM approvals WHERE status = 'executing' AND id != ?",
+        vec![record.id.as_str().into()],
+    )?;
+    let mine = (record.decided_at, record.id.as_str());
+    let Some(earlier) = rows.iter().find(|r| {
+        find_action(&r.action).and_then(|a| a.lane()) == Some(lane) && (r.decided_at, r.id.as_str()) < mine
+    }) else {
+        return Ok(None);
+    };
+    // One being carried out in this isolate now is over soon: looked at again a second later.
+    if EXECUTING.with(|running| running.borrow().contains(&earlier.id)) {
+        return Ok(Some(0));
+    }
+    Ok(Some(schedule::due_at::<FinishExecution>(db, &earlier.id)?.unwrap_or(0)))
 }
 
 async fn execute_claimed(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {

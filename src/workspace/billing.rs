@@ -319,6 +319,9 @@ pub fn describe_limits(plan: &Plan) -> String {
 impl Action for UpgradePlan {
     type Args = UpgradeArgs;
     const NAME: &'static str = "upgrade_plan";
+    // An upgrade checks the plan it starts from, which an earlier one whose outcome is unknown may
+    // already have changed at Stripe.
+    const SERIAL: bool = true;
 
     async fn propose(&self, cx: &ToolCx<'_>, args: &UpgradeArgs) -> Result<Proposal, Refusal> {
         let plans = &cx.config.plans;

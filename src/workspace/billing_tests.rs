@@ -793,3 +793,82 @@ fn an_upgrade_of_a_subscription_set_to_end_does_not_promise_a_renewal() {
     let result = done.structured.as_ref().unwrap()["result"].as_str().unwrap().to_owned();
     assert!(result.contains("Ends on ") && !result.contains("Renews"), "{result}");
 }
+
+/// An upgrade whose answer from Stripe was lost (it went through) is still executing when a
+/// second one is approved: the second waits for it, rather than charging from the plan the first
+/// already left at Stripe, and the first, asked again, is not told that nothing was charged.
+#[test]
+fn an_upgrade_waits_for_an_earlier_one_whose_outcome_is_unknown() {
+    use crate::testing::FakeOutbound;
+    let mut w = World::live("growth");
+    w.config.plans = crate::plans::Catalogue::parse(
+        &crate::plans::EMBEDDED
+            .replace(r#""id": "growth","#, r#""id": "growth", "stripePrice": "price_growth","#)
+            .replace(r#""id": "scale","#, r#""id": "scale", "stripePrice": "price_scale","#),
+    )
+    .unwrap();
+    apply_event(&w.db, &w.config, NOW_MS, &checkout("evt_1", NOW_MS, "sub_1", "starter")).unwrap();
+    let growth = w.ok("upgrade_plan", json!({"plan": "growth"}), NOW_MS + HOUR);
+    let scale = w.ok("upgrade_plan", json!({"plan": "scale"}), NOW_MS + HOUR);
+    let decide = |fake: &FakeOutbound, approval: &Value, at: i64| {
+        let out =
+            w.call_through(fake, "decide_approval", json!({"id": approval["id"], "decision": "approve"}), at);
+        out.structured.unwrap()
+    };
+    let carrying_out = json!("Approved by the user; VibeSell is carrying it out.");
+    // Stripe cannot be reached: the outcome of the first is unknown.
+    let lost = FakeOutbound::new(vec![]);
+    assert_eq!(decide(&lost, &growth, NOW_MS + HOUR)["result"], carrying_out);
+    // The second asks nothing of Stripe while the first is unresolved.
+    let idle = FakeOutbound::new(vec![]);
+    assert_eq!(decide(&idle, &scale, NOW_MS + HOUR + 1)["result"], carrying_out);
+    assert!(idle.requests.borrow().is_empty(), "the second upgrade waited");
+    // Stripe answers again: the first goes through (its own idempotency key); the second then
+    // finds the workspace on another plan than it was asked from, and changes nothing.
+    let changed = |price: &str| {
+        FakeOutbound::json(
+            200,
+            json!({"id": "sub_1", "object": "subscription", "customer": "cus_1", "status": "active",
+                "items": {"data": [{"id": "si_1", "price": {"id": price},
+                    "current_period_start": NOW_MS / 1000, "current_period_end": NOW_MS / 1000 + 30 * 86_400}]}}),
+        )
+    };
+    // The first reads the subscription's item (the checkout event named none), then changes it.
+    let stripe =
+        FakeOutbound::new(vec![changed("price_starter"), changed("price_growth"), changed("price_scale")]);
+    let mut runs = 0;
+    while let Some(due) = workspace::next_alarm(&w.db).unwrap().filter(|d| *d <= NOW_MS + 30 * HOUR) {
+        let svc = Services { db: &w.db, config: &w.config, outbound: &stripe, now_ms: due };
+        block_on(workspace::on_alarm(&svc, &workspace::Opened::default())).unwrap();
+        runs += 1;
+        assert!(runs < 1_000, "jobs keep running");
+    }
+    let posts: Vec<usize> = (0..stripe.requests.borrow().len())
+        .filter(|i| stripe.requests.borrow()[*i].method == "POST")
+        .collect();
+    let prices: Vec<String> = posts
+        .iter()
+        .map(|i| {
+            stripe
+                .form(*i)
+                .into_iter()
+                .find(|(k, _)| k.ends_with("[price]"))
+                .map(|(_, v)| v)
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(prices, ["price_growth"]);
+    // The first one's retry carries its approval's key, as its lost attempt did, so Stripe does
+    // not act twice.
+    let key = format!("vibesell-{}-subscription", growth["id"].as_str().unwrap());
+    assert_eq!(stripe.header(posts[0], "idempotency-key"), Some(key));
+    let record =
+        |a: &Value| crate::workspace::approvals::load(&w.db, a["id"].as_str().unwrap()).unwrap().unwrap();
+    let (first, second) = (record(&growth), record(&scale));
+    assert_eq!(
+        (first.state, second.state),
+        (crate::workspace::approvals::State::Done, crate::workspace::approvals::State::NotDone)
+    );
+    assert!(second.result.unwrap().contains("on the Growth plan now"));
+    assert_eq!(current(&w.db, &w.config).unwrap().plan.id, "growth");
+}
