@@ -793,8 +793,8 @@ impl Action for LaunchCampaign {
         Ok(Executed {
             result: format!("Launched {}: sending {}.{first}", c.name, window_text(&c.plan.spec)),
             writes: vec![
+                store::consume_active_stmt(&c.id, cx.now_ms),
                 store::state_stmt(&c.id, State::Active, None, at, cx.now_ms),
-                limits::consume(Limit::ActiveCampaigns, 1, cx.now_ms),
                 setup::schedule_sync(cx.now_ms + 1_000),
             ],
         })
@@ -1003,23 +1003,28 @@ impl Action for ResumeCampaign {
                 state_word(c.state)
             )));
         }
-        if let Some(why) = senders_not_ready(cx.db, &c)? {
-            return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
-        }
-        active_slot_free(cx)?;
         let pid = staged_id(&c)?;
         let platform = platform::open(cx.db, cx.config, cx.outbound, cx.now_ms).map_err(exec_error)?;
         // The bounce threshold's baseline: the platform's totals now, bounces of the emails
         // sent before the pause included, however late they came in.
-        let (_, totals) = platform.totals(&pid).await.map_err(exec_error)?;
-        platform.activate(&pid).await.map_err(exec_error)?;
+        let (status, totals) = platform.totals(&pid).await.map_err(exec_error)?;
+        // An earlier attempt whose answer was lost may have resumed it: it is sending, and the
+        // resume is done whatever changed here since, as for a launch (audit finding: refused on
+        // a re-check, it stayed "paused by the user" while sending, and could not be stopped).
+        if status != platform::CampaignStatus::Active {
+            if let Some(why) = senders_not_ready(cx.db, &c)? {
+                return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
+            }
+            active_slot_free(cx)?;
+            platform.activate(&pid).await.map_err(exec_error)?;
+        }
         let at = platform.now_ms();
         Ok(Executed {
             result: format!("Resumed {}: sending {}.", c.name, window_text(&c.plan.spec)),
             writes: vec![
+                store::consume_active_stmt(&c.id, cx.now_ms),
                 store::state_stmt(&c.id, State::Active, None, at, cx.now_ms),
                 store::bounce_base_stmt(&c.id, totals.sent, totals.bounced),
-                limits::consume(Limit::ActiveCampaigns, 1, cx.now_ms),
                 setup::schedule_sync(cx.now_ms + 1_000),
             ],
         })

@@ -615,6 +615,26 @@ fn an_ended_campaign_frees_its_place_once() {
     assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready).unwrap(), 1, "freed once");
 }
 
+/// A resume approved while a sync follows the platform back to active (both saw the campaign
+/// paused before their platform calls) counts it once among the plan's active campaigns.
+#[test]
+fn a_campaign_sending_again_takes_its_place_once() {
+    use crate::plans::Limit;
+    use crate::store::Db;
+    use crate::workspace::{campaigns as store, limits};
+    let w = World::new();
+    let (draft, ready) = staged(&w, 120);
+    let id = draft["id"].as_str().unwrap();
+    for _ in 0..2 {
+        w.db.batch(vec![
+            store::consume_active_stmt(id, ready),
+            store::state_stmt(id, store::State::Active, None, ready, ready),
+        ])
+        .unwrap();
+    }
+    assert_eq!(limits::used(&w.db, Limit::ActiveCampaigns, ready).unwrap(), 1, "counted once");
+}
+
 /// A stop approved while a sync finds the campaign ended leaves it ended: the stop's update
 /// applies only to a campaign still sending, and the place it frees is freed once.
 #[test]
@@ -680,6 +700,31 @@ fn a_retried_launch_that_had_started_is_recorded_as_launched() {
     assert_eq!(w.approve(&approval, ready + 60_000)["status"], "done");
     let launched = w.ok("get_campaign", json!({}), ready + 120_000);
     assert_eq!((launched["id"].clone(), launched["status"].clone()), (draft["id"].clone(), json!("active")));
+}
+
+/// The same for a resume: its retry finds the campaign sending and records it so, though a
+/// re-check (here the plan's active campaigns all taken meanwhile) would refuse it (audit
+/// finding: it stayed "paused by the user" while it sent, and stop_campaign refused to stop it).
+#[test]
+fn a_retried_resume_that_had_resumed_is_recorded_as_sending() {
+    use crate::plans::Limit;
+    use crate::sending::platform::{self, SendingPlatform};
+    use crate::store::Db;
+    use crate::workspace::limits;
+    let w = World::new();
+    let (_, ready) = staged(&w, 120);
+    launch(&w, ready);
+    let stop = w.ok("stop_campaign", json!({}), ready + 60_000);
+    assert_eq!(w.approve(&stop, ready + 60_000)["status"], "done");
+    let approval = w.ok("resume_campaign", json!({}), ready + 120_000);
+    // The first attempt's start, whose answer was lost.
+    let resumed = platform::open(&w.db, &w.config, &crate::outbound::NoNetwork, ready + 120_000).unwrap();
+    let pid = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap().platform_id.unwrap();
+    block_on(resumed.activate(&pid)).unwrap();
+    w.db.batch(vec![limits::consume(Limit::ActiveCampaigns, 5, ready + 120_000)]).unwrap();
+    assert_eq!(w.approve(&approval, ready + 180_000)["status"], "done");
+    let sending = w.ok("get_campaign", json!({}), ready + 240_000);
+    assert_eq!((sending["status"].clone(), sending["pausedBy"].clone()), (json!("active"), Value::Null));
 }
 
 /// A campaign the platform fails on (deleted there) holds back neither the blocklist nor the

@@ -309,6 +309,20 @@ pub fn release_active_stmt(id: &str, now_ms: i64) -> Stmt {
     release
 }
 
+/// The statement that takes a place among the plan's active campaigns for campaign `id`, unless
+/// it is active already: put before the statement that makes it active, in the same batch, so
+/// that two runs that both saw it not sending (a sync following the platform back to active and
+/// a resume interleaved at their platform calls) count it once (audit finding: counted twice, one
+/// campaign filled a one-campaign plan's place for good).
+pub fn consume_active_stmt(id: &str, now_ms: i64) -> Stmt {
+    let mut consume = super::limits::consume(Limit::ActiveCampaigns, 1, now_ms);
+    consume.sql = "INSERT INTO usage (period, metric, amount) SELECT ?, ?, ? \
+                   WHERE NOT EXISTS (SELECT 1 FROM campaigns WHERE id = ? AND status = 'active') \
+                   ON CONFLICT(period, metric) DO UPDATE SET amount = amount + excluded.amount";
+    consume.params.push(id.into());
+    consume
+}
+
 /// The update of [`state_stmt`], without its end.
 macro_rules! set_state {
     () => {
@@ -1018,7 +1032,7 @@ async fn sync_one<P: SendingPlatform>(
             // No longer sending: it frees its place among the plan's active campaigns.
             stmts.push(release_active_stmt(&c.id, at));
         } else if state == State::Active {
-            stmts.push(super::limits::consume(Limit::ActiveCampaigns, 1, at));
+            stmts.push(consume_active_stmt(&c.id, at));
         }
         stmts.push(state_stmt(&c.id, state, pause.as_ref().map(|(by, why)| (*by, why.as_str())), at, at));
     }
