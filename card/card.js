@@ -337,8 +337,17 @@
     if (!isStr(url) || !/^https?:\/\//i.test(url)) return null;
     if (page) return el("a", { class: "btn " + (cls || "secondary"), href: url }, label);
     if (!host.caps.openLinks) return el("p", { class: "small muted" }, label + ": ", el("span", { class: "mono sel" }, url));
-    return el("span", { class: "linkrow" }, button(label + " ↗", { class: "btn " + (cls || "secondary"), title: url, onclick: function () { openLink(url); } }),
-      el("span", { class: "small muted" }, hostName(url)));
+    // A host that does not open it (its link policy, `isError`, no answer) leaves the address to copy.
+    var row = el("span", { class: "linkrow" });
+    var shown = el("span", { class: "small muted" }, hostName(url));
+    append(row, [button(label + " ↗", { class: "btn " + (cls || "secondary"), title: url, onclick: function () {
+      openLink(url).then(function (res) { if (res && res.isError) throw res; }).catch(function () {
+        shown.className = "mono sel";
+        shown.textContent = url;
+        reportSize();
+      });
+    } }), shown]);
+    return row;
   }
 
   // ---- charts (inline SVG, colours from CSS classes so they follow the theme) --------------------
@@ -610,7 +619,7 @@
         approve.addEventListener("click", function () { decide("approve"); });
         reject.addEventListener("click", function () { decide("reject"); });
         actions = el("div", { class: "actions" }, approve, reject, a.appUrl ? el("span", { class: "spacer" }) : null,
-          a.appUrl && host.caps.openLinks ? button("Open in VibeSell ↗", { class: "btn ghost", onclick: function () { openLink(a.appUrl); } }) : null);
+          host.caps.openLinks ? linkButton("Open in VibeSell", a.appUrl, "ghost") : null);
         expiry(a, when, function () { expired = true; approve.disabled = reject.disabled = true; });
       } else {
         actions = el("div", { class: "actions" }, linkButton(page ? "Review and decide" : "Decide on VibeSell", a.appUrl, "primary"));
@@ -645,13 +654,16 @@
     function answer(text, label) {
       controls.forEach(function (b) { b.disabled = true; });
       var msg = "My answer to “" + question + "” (card " + card + "): " + text;
+      // A host that refuses the message answers `isError` (McpUiMessageResult): the same as a
+      // failure, so that the options come back and the user is told.
       request("ui/message", { role: "user", content: [{ type: "text", text: msg }] }, 30000).then(function (res) {
         if (res && res.isError) throw { message: "The host did not take the answer." };
+      }).then(function () {
         sent.textContent = "";
         append(sent, notice("ok", "Sent:", label + ". The assistant continues from your answer."));
         reportSize();
       }, function (err) {
-        controls.forEach(function (b) { b.disabled = false; });
+        controls.forEach(function (b) { b.disabled = false; b.classList.remove("picked"); });
         sent.textContent = "";
         append(sent, notice("bad", "Not sent.", ((err && err.message) || "") + " Tell the assistant your answer in the chat."));
         reportSize();
@@ -997,7 +1009,7 @@
             plural(d.leads, "lead") + (isNum(d.remainingLeads) && d.remainingLeads !== d.leads ? " (" + num(d.remainingLeads) + " still to email)" : ""),
             plural(d.sequenceSteps, "step"), plural(d.mailboxes, "mailbox", "mailboxes"), "up to " + num(d.dailyLimit) + " emails a day"].filter(Boolean).join(" · ")),
         d.status === "paused" ? notice("warn", d.pausedBy === "bounces" || d.pausedBy === "plan" ? "Paused by VibeSell." : "Paused.", d.pauseReason || null) : null,
-        h.alert && d.status !== "paused" ? notice("bad", "Bounce alert.", "Bounce rate " + pct(h.bounceRate) + "; VibeSell pauses the campaign at " + pct(h.bouncePause, 0) + ".") : null,
+        h.alert && d.status !== "paused" ? notice("bad", "Bounce alert.", "Bounce rate " + pct(h.bounceRate) + "; VibeSell pauses the campaign at " + pct(h.bouncePause, 2) + ".") : null,
         d.status === "draft" ? notice("info", "Nothing sent yet.", "Launching is an approval you decide.") : null,
         stats(stat("Contacted", num(s.contacted), num(s.sent) + " emails sent"), stat("Opened", num(s.opened), "approximate"), stat("Replies", num(s.replied), rate("replied")),
           stat("Interested", num(s.positive), rate("positive"), "ok"), stat("Bounced", num(s.bounced), bounce !== null ? pct(bounce) : null, h.alert ? "bad" : null),
@@ -1011,8 +1023,8 @@
           { label: "Reply rate", num: true, get: function (r) { return r.sent ? pct(r.replies / r.sent) : null; } }
         ], d.steps)) : null,
         section("Everything received, by kind", hbars(classes)),
-        el("p", { class: "small muted" }, [isStr(d.window) ? "Sends " + d.window + "." : null, bounce !== null ? "Bounce rate " + pct(bounce) + "; VibeSell alerts at " + pct(h.bounceAlert, 0) +
-          " and pauses the campaign at " + pct(h.bouncePause, 0) + (h.judgedAfter ? ", judged after " + plural(h.judgedAfter, "email") : "") + "." : null].filter(Boolean).join(" "))
+        el("p", { class: "small muted" }, [isStr(d.window) ? "Sends " + d.window + "." : null, bounce !== null ? "Bounce rate " + pct(bounce) + "; VibeSell alerts at " + pct(h.bounceAlert, 2) +
+          " and pauses the campaign at " + pct(h.bouncePause, 2) + (h.judgedAfter ? ", judged after " + plural(h.judgedAfter, "email") : "") + "." : null].filter(Boolean).join(" "))
       ];
     },
     replies: function (d) {

@@ -41,9 +41,17 @@ pub struct RequestLog<'a> {
 /// The log line for one request.
 pub fn request_line(rid: &str, method: &str, route: &str, status: u16, trace: &Trace, ms: i64) -> String {
     // An unsubscribe link's path is its token: anyone reading the logs could use it, and its hash
-    // of the address tells who acted on a link (audit finding).
-    let unsubscribe = crate::compliance::UNSUBSCRIBE_PATH;
-    let route = if route.starts_with(unsubscribe) { "/u/…" } else { route };
+    // of the address tells who acted on a link (audit finding). So is a sandbox checkout or
+    // portal page's session: with it, anyone could pay for or cancel that workspace's plan.
+    let route = if route.starts_with(crate::compliance::UNSUBSCRIBE_PATH) {
+        "/u/…"
+    } else if route.starts_with("/sandbox/checkout/") {
+        "/sandbox/checkout/…"
+    } else if route.starts_with("/sandbox/portal/") {
+        "/sandbox/portal/…"
+    } else {
+        route
+    };
     let record = RequestLog {
         event: "request",
         rid,
@@ -121,9 +129,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_unsubscribe_token_never_reaches_the_log() {
+    fn capability_paths_never_reach_the_log() {
         let line = request_line("req_1", "POST", "/u/d3NfMTpmOWNm.4sXeyHFv", 200, &Trace::default(), 3);
         assert!(line.contains(r#""route":"/u/…""#) && !line.contains("d3NfMTpm"), "{line}");
+        for (path, kept) in [
+            ("/sandbox/checkout/ws_1/cs_sandbox_9f8e7d", "/sandbox/checkout/…"),
+            ("/sandbox/portal/ws_1/bps_sandbox_9f8e7d", "/sandbox/portal/…"),
+        ] {
+            let line = request_line("req_1", "POST", path, 200, &Trace::default(), 3);
+            assert!(line.contains(&format!(r#""route":"{kept}""#)) && !line.contains("9f8e7d"), "{line}");
+        }
         let other = request_line("req_1", "GET", "/app", 200, &Trace::default(), 3);
         assert!(other.contains(r#""route":"/app""#), "{other}");
     }

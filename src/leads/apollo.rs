@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use super::filters::{Filters, Vocabulary};
 use super::{Batch, LeadError, LeadProvider, Person, PoolEstimate};
 use crate::config::ApolloConfig;
-use crate::outbound::{Outbound, OutboundRequest, OutboundResponse};
+use crate::outbound::{Outbound, OutboundRequest, OutboundResponse, said};
 use crate::tools::registry::LocalBoxFuture;
 
 /// Results per search page (Apollo's maximum).
@@ -147,10 +147,9 @@ fn status_error(status: u16, response: &OutboundResponse) -> LeadError {
             v.get("error")
                 .or_else(|| v.get("message"))
                 .and_then(Value::as_str)
-                .map(|s| s.chars().filter(|c| !c.is_control()).take(160).collect::<String>())
+                .and_then(|s| said("Apollo", s))
         })
-        .unwrap_or_default();
-    let said = if said.is_empty() { String::new() } else { format!(" (Apollo said: \"{said}\")") };
+        .map_or_else(String::new, |s| format!(" ({s})"));
     match status {
         401 => LeadError::Rejected(format!("the API key was not accepted{said}")),
         403 => LeadError::Rejected(format!(

@@ -78,10 +78,12 @@ impl<'a> Stripe<'a> {
                 }
             };
             let body: Value = crate::json::parse(&response.body).unwrap_or(Value::Null);
+            // Shown to the user in an approval's result: Stripe's words, bounded and attributed.
             let message = || {
                 body["error"]["message"]
                     .as_str()
-                    .map_or_else(|| format!("HTTP {}", response.status), str::to_owned)
+                    .and_then(|m| crate::outbound::said("Stripe", m))
+                    .unwrap_or_else(|| format!("HTTP {}", response.status))
             };
             let should_retry = response.header("stripe-should-retry");
             match response.status {

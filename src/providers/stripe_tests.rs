@@ -256,17 +256,18 @@ fn a_plan_change_reports_declines_and_refusals_as_definite() {
     )]);
     assert_eq!(
         change(&Stripe::new(&config, &declined), &plans, Some("si_1")),
-        Err(ProviderError::Declined("Your card was declined.".into()))
+        Err(ProviderError::Declined("Stripe said: \"Your card was declined.\"".into()))
     );
     assert_eq!(declined.requests.borrow().len(), 1, "no retry of a definite answer");
-    let missing = FakeOutbound::new(vec![FakeOutbound::json(
-        404,
-        json!({"error": {"message": "No such subscription: 'sub_1'"}}),
-    )]);
-    assert_eq!(
-        change(&Stripe::new(&config, &missing), &plans, Some("si_1")),
-        Err(ProviderError::Rejected("No such subscription: 'sub_1'".into()))
-    );
+    // Shown to the user: Stripe's words, attributed, without control characters, bounded.
+    let long = format!("No such subscription: 'sub_1'\n{}", "x".repeat(400));
+    let missing = FakeOutbound::new(vec![FakeOutbound::json(404, json!({"error": {"message": long}}))]);
+    let Err(ProviderError::Rejected(said)) = change(&Stripe::new(&config, &missing), &plans, Some("si_1"))
+    else {
+        panic!("a definite refusal")
+    };
+    assert!(said.starts_with("Stripe said: \"No such subscription: 'sub_1' xxx"), "{said}");
+    assert!(said.chars().count() < 180 && !said.contains('\n'), "{said}");
     let no_retry = Ok(OutboundResponse {
         status: 500,
         headers: vec![("stripe-should-retry".into(), "false".into())],

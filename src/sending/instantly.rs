@@ -87,12 +87,13 @@ fn iso_time(ms: i64) -> String {
     crate::dates::rfc3339_ms(ms)
 }
 
-/// The error message of an Instantly error body, if it has one.
+/// The error message of an Instantly error body, if it has one, as Instantly's words: it is shown
+/// to the user, and a refusal may echo what was sent (addresses) at any length.
 fn message(body: &Value) -> Option<String> {
     ["message", "error", "detail"]
         .iter()
         .find_map(|k| body.get(*k).and_then(Value::as_str))
-        .map(str::to_owned)
+        .and_then(|m| crate::outbound::said("Instantly", m))
 }
 
 /// Plain text as the simple HTML Instantly's editor stores (escaped, line breaks kept);

@@ -165,6 +165,15 @@ fn errors_map_to_what_the_user_can_do() {
         let err = with(&fake, |i| block_on(i.warmed_domains())).unwrap_err();
         assert!(err.to_string().contains(expect), "{status}: {err}");
     }
+    // What the user reads of a refusal is Instantly's words, bounded: a refusal may echo what
+    // was sent, addresses and all, at any length.
+    let echo = format!("Invalid leads:\r\n{}", "someone@example.com, ".repeat(40));
+    let fake = Fake::new(move |_, _| json_response(400, json!({ "message": echo })));
+    let Err(PlatformError::Refused(said)) = with(&fake, |i| block_on(i.warmed_domains())) else {
+        panic!("a refusal")
+    };
+    assert!(said.starts_with("Instantly said: \"Invalid leads:  someone@example.com"), "{said}");
+    assert!(said.chars().count() < 180 && !said.contains(['\r', '\n']), "{said}");
     // A write that would act twice is not repeated blindly on a 5xx.
     let fake = Fake::new(|_, _| json_response(502, json!({})));
     let err = with(&fake, |i| block_on(i.create_campaign(&spec(), "k"))).unwrap_err();

@@ -965,17 +965,12 @@ async fn execute(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {
 /// When to look again at `record` for an approval decided before it that is still executing in
 /// the same lane, if there is one: when the watchdog next tries that one.
 fn earlier_in_lane(db: &dyn Db, record: &Record) -> Result<Option<i64>, StoreError> {
-    #[derive(Deserialize)]
-    struct Row {
-        id: String,
-        action: String,
-        decided_at: Option<i64>,
-    }
     let Some(lane) = find_action(&record.action).and_then(|a| a.lane()) else { return Ok(None) };
-    let rows: Vec<Row> = db.rows(
-        "SELECT id, action, decided_at FROM approvals WHERE status = 'executing' AND id != ?",
+    let rows = decode(db.rows(
+        "SELECT id, action, args, summary, impact, cost, irreversible, status, result, created_at, expires_at, decided_at \
+         FROM approvals WHERE status = 'executing' AND id != ?",
         vec![record.id.as_str().into()],
-    )?;
+    )?)?;
     let mine = (record.decided_at, record.id.as_str());
     let Some(earlier) = rows.iter().find(|r| {
         find_action(&r.action).and_then(|a| a.lane()) == Some(lane) && (r.decided_at, r.id.as_str()) < mine

@@ -640,7 +640,9 @@ test("Approve calls decide_approval through the host and shows the new status", 
   await host.page.waitForFunction(() => window.vsHost.events().some((e) => e.type === "ui/update-model-context"));
   const told = (await host.events()).filter((e) => e.type === "ui/update-model-context");
   assert.deepEqual(told[0].params, { content: [{ type: "text", text: "Approved and done." }] }, "the assistant learns what the user decided");
-  assert.ok((await host.renders()) >= n);
+  // The decided approval takes the pending one's place: no new render, one box.
+  assert.equal(await host.renders(), n);
+  assert.equal(await host.card.locator(".approval").count(), 1);
   await host.settle();
   await host.screenshot(join(SHOTS, "approval-done.png"));
   await assertClean(host);
@@ -842,6 +844,41 @@ test("checkout and billing portal links open through the host", async () => {
     assert.deepEqual(link.params, { url: FIXTURES[kind].structuredContent.url });
     await assertClean(host);
   }
+});
+
+test("a host that refuses an answer or a link leaves the user a way on", async () => {
+  let host = await open();
+  await host.deliver(result(FIXTURES.choice));
+  await host.page.evaluate(() => window.vsHost.refuse("ui/message"));
+  const option = host.card.getByRole("button", { name: /Start sooner/ });
+  await option.click();
+  await host.card.getByText("Not sent.").waitFor();
+  assert.equal(await option.isEnabled(), true, "the options come back");
+  assert.equal(await host.card.locator(".option.picked").count(), 0);
+  assert.equal(await host.card.getByText("Sent:").count(), 0);
+  await assertClean(host);
+
+  host = await open();
+  await host.deliver(result(FIXTURES.checkout));
+  await host.page.evaluate(() => window.vsHost.refuse("ui/open-link"));
+  await host.card.getByRole("button", { name: /Open the/ }).click();
+  const url = FIXTURES.checkout.structuredContent.url;
+  await host.card.locator(".mono.sel", { hasText: url }).waitFor();
+  await assertClean(host);
+});
+
+test("a long unbroken word in an email wraps on a narrow screen", async () => {
+  const host = await open({ width: 360 });
+  const link = `https://cal.example.com/anna-berg/intro?utm_source=vibesell&utm_campaign=${"q1close".repeat(12)}`;
+  const sequence = structuredClone(FIXTURES.sequence);
+  sequence.structuredContent.steps[0].body += `\n\nBook a time: ${link}`;
+  await host.deliver(result(sequence));
+  const clipped = await host.frame().evaluate(() =>
+    [...document.querySelectorAll(".mail .body, .mail .subj")].filter((e) => e.scrollWidth > e.clientWidth).length,
+  );
+  assert.equal(clipped, 0, "no email text is cut off at the card's edge");
+  assert.ok((await host.card.locator(".mail .body").first().innerText()).includes(link));
+  await assertClean(host);
 });
 
 test("on a narrow screen the views stay readable", async () => {

@@ -210,7 +210,8 @@ test("a card Stripe declines leaves the plan as it was, not_done", async () => {
   const approval = await ok(client, "upgrade_plan", { plan: "scale" });
   const out = await ok(client, "decide_approval", { id: approval.id, decision: "approve" });
   assert.equal(out.status, "not_done");
-  assert.match(out.result, /Your card was declined\. The plan was not changed and nothing was charged\./);
+  // Stripe's own words, attributed as such.
+  assert.match(out.result, /^Stripe said: "Your card was declined\." The plan was not changed and nothing was charged\./);
   assert.equal(stripe.charges.filter((c) => c.subscription === "sub_dec1").length, 0);
   assert.equal((await ok(client, "get_plans_and_billing")).current.id, "starter");
   await client.close();

@@ -10,7 +10,9 @@ import { z } from "zod";
 const HOST_INFO = { name: "vibesell-test-host", version: "1.0.0" };
 const HOST_CAPABILITIES = { openLinks: {}, serverTools: {}, message: { text: {} }, updateModelContext: { text: {} }, logging: {} };
 
-const state = { bridge: null, iframe: null, context: {}, frames: [], events: [] };
+// `refused`: the requests this host answers with `isError: true` (ui/message, ui/open-link), as a
+// host does that does not deliver a message or whose link policy refuses an address.
+const state = { bridge: null, iframe: null, context: {}, frames: [], events: [], refused: new Set() };
 
 // Every JSON-RPC frame the card posts to us, in order, exactly as sent.
 window.addEventListener("message", (event) => {
@@ -36,6 +38,7 @@ async function load(html, { hostContext, width = 640 } = {}) {
   state.iframe = iframe;
   state.frames = [];
   state.events = [];
+  state.refused.clear();
 
   state.context = hostContext ?? {};
   const bridge = new AppBridge(null, HOST_INFO, HOST_CAPABILITIES, { hostContext: state.context });
@@ -46,7 +49,7 @@ async function load(html, { hostContext, width = 640 } = {}) {
   };
   bridge.onmessage = async (params) => {
     record("ui/message", params);
-    return {};
+    return state.refused.has("ui/message") ? { isError: true } : {};
   };
   bridge.onupdatemodelcontext = async (params) => {
     record("ui/update-model-context", params);
@@ -54,7 +57,7 @@ async function load(html, { hostContext, width = 640 } = {}) {
   };
   bridge.onopenlink = async (params) => {
     record("ui/open-link", params);
-    return {};
+    return state.refused.has("ui/open-link") ? { isError: true } : {};
   };
   bridge.addEventListener("sizechange", (params) => {
     record("size-changed", params);
@@ -87,6 +90,7 @@ async function unload() {
 window.vsHost = {
   load,
   unload,
+  refuse: (method) => state.refused.add(method),
   frames: () => state.frames,
   events: () => state.events,
   frameHeight: () => state.iframe.getBoundingClientRect().height,
