@@ -585,6 +585,12 @@ pub struct CampaignArgs {
     /// Empty in approvals asked before it was frozen, which are held to the rest alone.
     #[serde(default)]
     pub plan: String,
+    /// When a paused campaign was paused: the approval's impact said why (the user, its
+    /// bounces, the platform), so a resume runs only for that pause, not for a later one for
+    /// another reason (audit finding: a resume asked during a platform hold went ahead after a
+    /// bounce pause, without its warning). Absent for a campaign not paused.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub paused_at: Option<i64>,
 }
 
 fn args_of(c: &Campaign) -> Result<CampaignArgs, crate::store::StoreError> {
@@ -593,6 +599,7 @@ fn args_of(c: &Campaign) -> Result<CampaignArgs, crate::store::StoreError> {
         sequence_version: c.plan.sequence_version,
         leads: c.leads,
         plan: plan_print(c)?,
+        paused_at: c.paused_at.filter(|_| c.state == State::Paused),
     })
 }
 
@@ -1012,6 +1019,13 @@ impl Action for ResumeCampaign {
         // resume is done whatever changed here since, as for a launch (audit finding: refused on
         // a re-check, it stayed "paused by the user" while sending, and could not be stopped).
         if status != platform::CampaignStatus::Active {
+            if args.paused_at.is_some() && args.paused_at != c.paused_at {
+                return Err(ExecError::Failed(
+                    "The campaign was paused again since this was asked, maybe for another reason: nothing was sent. \
+                     Ask again (resume_campaign) to see why it is paused now."
+                        .into(),
+                ));
+            }
             if let Some(why) = senders_not_ready(cx.db, &c)? {
                 return Err(ExecError::Failed(format!("{why} Nothing was sent.")));
             }

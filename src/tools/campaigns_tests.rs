@@ -727,6 +727,41 @@ fn a_retried_resume_that_had_resumed_is_recorded_as_sending() {
     assert_eq!((sending["status"].clone(), sending["pausedBy"].clone()), (json!("active"), Value::Null));
 }
 
+/// A resume asked for one pause does not carry out after a later pause for another reason,
+/// whose warning its approval never showed.
+#[test]
+fn a_resume_is_for_the_pause_it_was_asked_for() {
+    use crate::sending::platform::{self, SendingPlatform};
+    use crate::store::Db;
+    use crate::workspace::campaigns::{self as store, PausedBy, State};
+    let w = World::new();
+    let (draft, ready) = staged(&w, 120);
+    launch(&w, ready);
+    let id = draft["id"].as_str().unwrap();
+    let pid = store::find(&w.db, None).unwrap().unwrap().platform_id.unwrap();
+    let platform = platform::open(&w.db, &w.config, &crate::outbound::NoNetwork, ready).unwrap();
+    block_on(platform.pause(&pid)).unwrap();
+    let pause = |by, why, at| {
+        w.db.batch(vec![
+            store::release_active_stmt(id, at),
+            store::state_stmt(id, State::Paused, Some((by, why)), at, at),
+        ])
+        .unwrap()
+    };
+    pause(PausedBy::Platform, "Held by the platform.", ready + 60_000);
+    let approval = w.ok("resume_campaign", json!({}), ready + 120_000);
+    assert!(!approval.to_string().contains("bounced"), "{approval}");
+    // The hold lifts, then VibeSell pauses it for its bounces; the user approves the old card.
+    pause(PausedBy::Bounces, "Too many bounces.", ready + 180_000);
+    let out = w.approve(&approval, ready + 240_000);
+    assert_eq!(out["status"], "not_done", "{out}");
+    assert!(out["result"].as_str().unwrap().contains("paused again since this was asked"), "{out}");
+    assert_eq!(w.ok("get_campaign", json!({}), ready + 240_000)["status"], "paused");
+    // Asked again, the approval says why it is paused now.
+    let again = w.ok("resume_campaign", json!({}), ready + 300_000);
+    assert_ne!(again["id"], approval["id"]);
+}
+
 /// A campaign the platform fails on (deleted there) holds back neither the blocklist nor the
 /// other campaigns: an opt-out still reaches the platform (an audit saw it never did).
 #[test]
