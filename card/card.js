@@ -85,15 +85,23 @@
     var vars = ctx.styles && ctx.styles.variables;
     if (vars && typeof vars === "object") Object.keys(vars).forEach(function (k) {
       // Only custom properties, and never a value that loads something: a host variable must not make the
-      // card fetch anything (the card stays offline whatever it is given).
+      // card fetch anything (the card stays offline whatever it is given). So no CSS escape (`\75 rl(`)
+      // and no function but those of colours, lengths and fonts (not `url(`, `image-set(`, `src(`).
       var v = vars[k];
       if (k.indexOf("--") !== 0) return;
-      if (typeof v === "string" && v && !/url\s*\(/i.test(v)) html.style.setProperty(k, v);
+      if (typeof v === "string" && v && inert(v)) html.style.setProperty(k, v);
       else if (v === null || v === "") html.style.removeProperty(k);
     });
     if (typeof ctx.locale === "string") { host.locale = ctx.locale; html.setAttribute("lang", ctx.locale); }
     if (typeof ctx.timeZone === "string") host.timeZone = ctx.timeZone;
     reportSize();
+  }
+
+  function inert(v) {
+    if (v.indexOf("\\") >= 0) return false;
+    var fn = /([\w-]*)\s*\(/g, m;
+    while ((m = fn.exec(v))) if (!/^(rgba?|hsla?|hwb|(ok)?lab|(ok)?lch|color(-mix)?|light-dark|calc|min|max|clamp|var)$/i.test(m[1])) return false;
+    return true;
   }
 
   var lastSize = "";

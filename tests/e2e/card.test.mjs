@@ -33,11 +33,12 @@ mkdirSync(SHOTS, { recursive: true });
 
 // What a host like Claude hands over: theme, locale, time zone and its design tokens. The host's
 // zone is neither UTC nor the browser's own (BROWSER_ZONE), so a view that formats a timestamp in
-// the wrong zone, or shifts a calendar day, shows another day or hour and fails.
+// the wrong zone shows another day or hour and fails; the browser's is west of UTC, so a calendar
+// day ("2026-12-21") read as UTC midnight would show the day before, and fail too.
 const LIGHT = {
   theme: "light",
   locale: "en-GB",
-  timeZone: "America/New_York",
+  timeZone: "Pacific/Auckland",
   displayMode: "inline",
   availableDisplayModes: ["inline"],
   platform: "web",
@@ -74,7 +75,7 @@ const DARK = {
 };
 
 let worker, client, browser, page, html, cardUri;
-const BROWSER_ZONE = "Pacific/Auckland";
+const BROWSER_ZONE = "America/Los_Angeles";
 
 before(async () => {
   worker = await startWorker();
@@ -173,7 +174,10 @@ test("theme and CSS variables follow the host, light then dark", async () => {
   const host = await open({
     context: {
       ...LIGHT,
-      styles: { variables: { ...LIGHT.styles.variables, "--color-background-primary": "#fbfaf7", "--font-sans": "serif", "--color-text-info": "url(https://example.com/x.png)" } },
+      styles: { variables: { ...LIGHT.styles.variables, "--color-background-primary": "#fbfaf7", "--font-sans": "serif", "--color-text-info": "url(https://example.com/x.png)",
+        // The same load, written so that a filter of the literal `url(` misses it.
+        "--color-background-secondary": "\\75 rl(https://example.com/y.png)", "--color-background-tertiary": 'image-set("https://example.com/z.png" 1x)',
+        "--color-border-primary": "color-mix(in srgb, #b00 40%, white)" } },
     },
   });
   await host.deliver(result(FIXTURES.offer));
@@ -185,7 +189,10 @@ test("theme and CSS variables follow the host, light then dark", async () => {
         bg: cs.backgroundColor,
         fg: cs.color,
         font: cs.fontFamily,
-        info: document.documentElement.style.getPropertyValue("--color-text-info"),
+        loads: ["--color-text-info", "--color-background-secondary", "--color-background-tertiary"].map((k) =>
+          document.documentElement.style.getPropertyValue(k),
+        ),
+        mix: document.documentElement.style.getPropertyValue("--color-border-primary"),
         lang: document.documentElement.lang,
       };
     });
@@ -194,7 +201,8 @@ test("theme and CSS variables follow the host, light then dark", async () => {
   assert.equal(light.bg, "rgb(251, 250, 247)");
   assert.equal(light.fg, "rgb(31, 30, 27)");
   assert.equal(light.font, "serif");
-  assert.equal(light.info, "", "a variable that would load something is ignored");
+  assert.deepEqual(light.loads, ["", "", ""], "a variable that would load something is ignored, however written");
+  assert.match(light.mix, /color-mix/, "a colour function is taken");
   assert.equal(light.lang, "en-GB");
 
   await host.changeHostContext({ theme: "dark", styles: DARK.styles });
@@ -297,6 +305,8 @@ function money(m) {
 const priced = (m) => money(m) + ({ month: "/mo", year: "/yr" }[m.interval] ?? "");
 /** A timestamp as the card writes dates (`Mon 7 Dec`) and times (`7 Dec, 10:00`), in the host's zone. */
 const date = (ms) => new Intl.DateTimeFormat(LOCALE, { weekday: "short", day: "numeric", month: "short", timeZone: TZ }).format(ms);
+/** A calendar day (`2026-12-15`) as the card writes it: that day, whatever the zones. */
+const calendarDay = (iso) => new Intl.DateTimeFormat(LOCALE, { weekday: "short", day: "numeric", month: "short", timeZone: "UTC" }).format(new Date(`${iso}T12:00:00Z`));
 const time = (ms) => new Intl.DateTimeFormat(LOCALE, { day: "numeric", month: "short", hour: "numeric", minute: "2-digit", timeZone: TZ }).format(ms);
 const human = (k) => {
   const s = String(k).replace(/_/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase();
@@ -341,7 +351,7 @@ const SHOWS = {
   domain_quote: (d) => [...d.domains.flatMap((x) => [x.name, x.available && x.price && priced(x.price), x.reason]), d.total && priced(d.total)],
   warmed_shelf: (d) => d.domains.length ? d.domains.flatMap((x) => [x.name, `up to ${n(x.mailboxes)}`, x.health != null && `${x.health}/100`, x.ageDays != null && `${n(x.ageDays)} day`, x.price && priced(x.price)])
     : ["None in stock right now"],
-  sending_setup: (d) => [`Ready to send ${date(new Date(`${d.readyDate}T12:00:00Z`).getTime())}`, time(d.orderedAt), d.charged && money(d.charged),
+  sending_setup: (d) => [`Ready to send ${calendarDay(d.readyDate)}`, time(d.orderedAt), d.charged && money(d.charged),
     `(${n(d.mailboxes.filter((m) => m.status === "ready").length)} ready)`, ...d.timeline.flatMap((t) => [t.title, t.detail, dayMonth(t.date)]),
     ...d.domains.flatMap((x) => [x.name, human(x.status), ...Object.keys(x.dns).map((k) => DNS[k] ?? `a label for the DNS check "${k}"`)]),
     ...d.mailboxes.flatMap((m) => [m.address, human(m.status), m.health != null && `health ${m.health}`, m.warmupDay != null && `day ${m.warmupDay} of ${m.warmupDays}`])],
