@@ -3,6 +3,28 @@
 //! text that is not our own literal markup goes through [`escape`]: client names, lead data and
 //! provider text are untrusted.
 
+/// Whether `c` shows nothing yet changes what a reader (or a model) takes text to say: control
+/// characters other than the line feed and tab, bidi overrides and isolates, zero-width and
+/// joining characters, the soft hyphen, variation selectors, Unicode tags (invisible, yet read
+/// by a model), and the blank Hangul filler and Braille pattern that pass for spaces.
+pub fn invisible(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(
+            c,
+            '\u{ad}'
+                | '\u{61c}'
+                | '\u{180e}'
+                | '\u{200b}'..='\u{200f}'
+                | '\u{202a}'..='\u{202e}'
+                | '\u{2060}'..='\u{206f}'
+                | '\u{2800}'
+                | '\u{3164}'
+                | '\u{fe00}'..='\u{fe0f}'
+                | '\u{feff}'
+                | '\u{e0000}'..='\u{e007f}'
+        )
+}
+
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

@@ -5,10 +5,20 @@
 use crate::tools::registry::LocalBoxFuture;
 
 /// A provider's own words, for a message a person (and the model) reads: control characters
-/// made spaces, at most 160 characters, quoted and attributed, so that they read as the
-/// provider's text, not VibeSell's; `None` when it said nothing.
+/// made spaces, characters that show nothing dropped, its own double quotes made typographic so
+/// that it cannot close the quote early, at most 160 characters, quoted and attributed, so that
+/// they read as the provider's text, not VibeSell's; `None` when it said nothing.
 pub fn said(provider: &str, text: &str) -> Option<String> {
-    let text: String = text.chars().map(|c| if c.is_control() { ' ' } else { c }).take(160).collect();
+    let text: String = text
+        .chars()
+        .map(|c| match c {
+            '"' => '”',
+            c if c.is_control() => ' ',
+            c => c,
+        })
+        .filter(|c| !crate::html::invisible(*c))
+        .take(160)
+        .collect();
     let text = text.trim();
     (!text.is_empty()).then(|| format!("{provider} said: \"{text}\""))
 }

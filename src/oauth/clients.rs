@@ -220,8 +220,7 @@ fn invalid(description: impl Into<String>) -> OAuthError {
 /// and the invisible ones (zero-width spaces and joiners, word joiner, BOM) that make a name
 /// that looks like another's compare unequal to it.
 fn deceptive(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{061c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2069}' | '\u{feff}')
+    c.is_control() || crate::html::invisible(c)
 }
 
 fn text_field(doc: &Map<String, Value>, name: &str, max_chars: usize) -> Result<Option<String>, OAuthError> {

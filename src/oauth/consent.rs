@@ -136,6 +136,41 @@ async fn remembered(platform: &dyn Platform, p: &Pending, session: &Session) -> 
     }
 }
 
+/// Whether a client's own name passes for Claude, Anthropic or VibeSell, however written: case,
+/// spacing, full-width letters, and the Cyrillic and Greek letters (and digits) that look like
+/// Latin ones are folded first. The consent page then says that the app is none of them, for a
+/// client that is not the Claude app (`Client::is_app`): any client may choose its name.
+pub(crate) fn borrows_a_name(name: &str) -> bool {
+    let wide: String = name
+        .chars()
+        .map(|c| match c {
+            '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xfee0).unwrap_or(c),
+            c => c,
+        })
+        .collect();
+    let folded: String = crate::case::lowercase(&wide)
+        .chars()
+        .filter_map(|c| {
+            let c = match c {
+                'а' | 'α' | '@' => 'a',
+                'с' | 'ϲ' => 'c',
+                'е' | 'ε' | '3' => 'e',
+                'о' | 'ο' | '0' => 'o',
+                'р' | 'ρ' => 'p',
+                'ѕ' | '5' | '$' => 's',
+                'ԁ' => 'd',
+                'ν' | 'ѵ' => 'v',
+                'υ' => 'u',
+                'і' | 'ι' | 'ӏ' | 'i' | '1' | '|' | '!' => 'l',
+                'һ' => 'h',
+                c => c,
+            };
+            c.is_alphanumeric().then_some(c)
+        })
+        .collect();
+    ["claude", "anthroplc", "vlbesell"].iter().any(|n| folded.contains(n))
+}
+
 fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
     let name = escape(&p.client_name);
     let host = escape(&redirect::display_host(&p.redirect_uri));
@@ -150,7 +185,7 @@ fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
         ));
     }
     facts.push_str("</dl>");
-    let warning = if redirect::is_loopback_uri(&p.redirect_uri) {
+    let mut warning = if redirect::is_loopback_uri(&p.redirect_uri) {
         format!(
             "<p class=\"warn\">This app runs on your computer: the answer goes to <code>{host}</code>. \
              Any program on this computer can call itself “{name}”, so continue only if you just started \
@@ -159,6 +194,12 @@ fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
     } else {
         String::new()
     };
+    if !p.app && borrows_a_name(&p.client_name) {
+        warning.push_str(&format!(
+            "<p class=\"warn\">This app calls itself “{name}”, but it is not the Claude app, and VibeSell did not \
+             make it: its answer goes to <code>{host}</code>. Continue only if you know that address.</p>"
+        ));
+    }
     let access = if p.scope.act {
         "<fieldset><legend>Access</legend>\
          <label class=\"choice\"><input type=\"radio\" name=\"access\" value=\"act\" checked>\

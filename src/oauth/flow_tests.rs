@@ -883,6 +883,29 @@ mod consent {
         assert!(!html(&r).contains("without asking you again"));
     }
 
+    /// Any client may name itself: one that passes for Claude (here with a Cyrillic С) is told
+    /// apart on the consent page, with where its answer goes; a plainly named one is not.
+    #[test]
+    fn a_client_named_like_claude_is_said_not_to_be_it() {
+        let p = TestPlatform::new();
+        let mut lookalike = public_client(REMOTE);
+        lookalike["client_name"] = json!("\u{421}laude Desktop");
+        let impostor = json_of(&register(&p, &lookalike))["client_id"].as_str().unwrap().to_owned();
+        let honest = register_client(&p, REMOTE);
+        let jar = Jar::default();
+        let page = html(&to_consent(&p, &jar, &authorize_url(&impostor, REMOTE, &[]), "bo@example.com"));
+        assert!(page.contains("but it is not the Claude app"), "{page}");
+        let (_, plain) = open_consent(&p, &jar, &authorize_url(&honest, REMOTE, &[]));
+        assert!(!html(&plain).contains("not the Claude app"));
+        for name in ["CLAUDE", "C l a u d e", "Anthrop1c helper", "VibeSeII", "ＣＬＡＵＤＥ", "сlаudе"]
+        {
+            assert!(super::super::consent::borrows_a_name(name), "{name}");
+        }
+        for name in ["Cursor", "MCP Inspector", "Cloud desk"] {
+            assert!(!super::super::consent::borrows_a_name(name), "{name}");
+        }
+    }
+
     #[test]
     fn consent_is_asked_again_for_anything_not_granted_before() {
         let p = TestPlatform::new();

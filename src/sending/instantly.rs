@@ -304,15 +304,19 @@ impl<'a> Instantly<'a> {
 
     fn parse_quote(v: &Value) -> Quote {
         let f = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        // What the platform writes reaches the user and the model: lists of domains and words as
+        // one line each, bounded, and its sentences as its own words (`outbound::said`).
         let strings = |k: &str| -> Vec<String> {
             v.get(k)
                 .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(|x| x.as_str().map(str::to_owned)).collect())
+                .map(|a| a.iter().filter_map(|x| x.as_str().map(crate::tools::one_line)).collect())
                 .unwrap_or_default()
         };
+        let said =
+            |k: &str| v.get(k).and_then(Value::as_str).and_then(|e| crate::outbound::said("Instantly", e));
         let mut problems = Vec::new();
-        if let Some(e) = v.get("order_error").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-            problems.push(e.to_owned());
+        if let Some(e) = said("order_error") {
+            problems.push(format!("{e}."));
         }
         let mut unavailable = strings("unavailable_domains");
         unavailable.extend(strings("blacklist_domains"));
@@ -334,16 +338,21 @@ impl<'a> Instantly<'a> {
                 problems.push(format!("{what}: {}.", domains.join(", ")));
             }
         }
-        if let Some(e) = v.get("payment_failure_reason").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-            problems.push(format!("The payment failed: {e}"));
+        if let Some(e) = said("payment_failure_reason") {
+            problems.push(format!("The payment failed ({e})."));
         }
         if let Some(accounts) = v.get("invalid_accounts").and_then(Value::as_array).filter(|a| !a.is_empty())
         {
             for a in accounts {
                 problems.push(format!(
-                    "{}: {}",
-                    a.get("email").and_then(Value::as_str).unwrap_or("a mailbox"),
-                    a.get("reason").and_then(Value::as_str).unwrap_or("invalid")
+                    "{}: {}.",
+                    a.get("email")
+                        .and_then(Value::as_str)
+                        .map_or_else(|| "a mailbox".into(), crate::tools::one_line),
+                    a.get("reason")
+                        .and_then(Value::as_str)
+                        .and_then(|r| crate::outbound::said("Instantly", r))
+                        .unwrap_or_else(|| "invalid".into())
                 ));
             }
         }
@@ -563,11 +572,11 @@ impl SendingPlatform for Instantly<'_> {
                 let reason = r
                     .get("unavailable_reason")
                     .and_then(Value::as_str)
-                    .map(str::to_owned)
+                    .map(crate::tools::one_line)
                     .or_else(|| {
                         r.get("restricted_keyword")
                             .and_then(Value::as_str)
-                            .map(|k| format!("restricted keyword {k}"))
+                            .map(|k| format!("restricted keyword {}", crate::tools::one_line(k)))
                     })
                     .filter(|_| !available);
                 DomainCheck {

@@ -789,7 +789,7 @@ fn the_shelf_keeps_google_domains_and_a_quote_names_every_rejection() {
             "No mailboxes asked for: g.com.",
             "Words the platform does not allow in a domain: free.",
             "Mailbox providers not available: Outlook.",
-            "The payment failed: card expired"
+            "The payment failed (Instantly said: \"card expired\")."
         ]
     );
     // Refused by nothing it names: the refusal still says something.

@@ -162,7 +162,15 @@ fn payload(row: &Row, workspace: &str) -> Value {
         "type": "support.request",
         "id": row.id,
         "reference": row.reference,
-        "text": format!("VibeSell support {} ({}): {}", row.reference, row.category, row.subject),
+        // Slack reads `<…>` in `text` as mentions and links (`<!channel>`, `<https://x|label>`)
+        // and wants `&`, `<`, `>` escaped so; the subject is the model's words, which untrusted
+        // text may have steered.
+        "text": format!(
+            "VibeSell support {} ({}): {}",
+            row.reference,
+            row.category,
+            row.subject.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+        ),
         "category": row.category,
         "subject": row.subject,
         "message": row.message,
@@ -279,7 +287,7 @@ mod tests {
     fn request() -> NewRequest {
         NewRequest {
             category: Category::Billing,
-            subject: "Charged twice?".into(),
+            subject: "Charged twice? <!channel> <https://evil.example|stripe.com> & more".into(),
             message: "I see two charges </script> in November.".into(),
             reply_to: Some("anna@ledgerly.io".into()),
             user: "user_1".into(),
@@ -311,6 +319,13 @@ mod tests {
         assert_eq!(body["reference"], stored.reference.as_str());
         assert_eq!(body["workspace"], "ws_1");
         assert_eq!(body["message"], "I see two charges </script> in November.");
+        // The chat line's subject pings no one and links nowhere; the field keeps it as written.
+        let text = body["text"].as_str().unwrap();
+        assert!(
+            text.ends_with("(billing): Charged twice? &lt;!channel&gt; &lt;https://evil.example|stripe.com&gt; &amp; more"),
+            "{text}"
+        );
+        assert_eq!(body["subject"], "Charged twice? <!channel> <https://evil.example|stripe.com> & more");
         assert_eq!(body["context"]["plan"], "starter");
         assert_eq!(fake.header(0, "x-vibesell-delivery").as_deref(), Some(stored.id.as_str()));
         let signature = fake.header(0, "x-vibesell-signature").unwrap();

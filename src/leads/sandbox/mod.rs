@@ -317,13 +317,13 @@ impl PersonRef {
         let company = company(number).unwrap_or_else(|| unreachable_company(number));
         let country = &COUNTRIES[self.c];
         let (firsts, lasts) = names::names(country.culture);
-        let (f, l) = (firsts.len() as u64, lasts.len() as u64);
+        let (f, l) = (firsts.count() as u64, lasts.count() as u64);
         // Local index: distinct for everyone at the company (one rank per title).
         let local = self.t as u64 + TITLES.len() as u64 * rank;
         let h = hash(&[number, 0x9e]);
         let within = local % (f * l);
-        let first = firsts[((within % f) * 7 + h % f) as usize % f as usize];
-        let last = lasts[((within / f + (h >> 20) % l + (within % f) * 3) % l) as usize];
+        let first = firsts.get(((within % f) * 7 + h % f) as usize % f as usize);
+        let last = lasts.get(((within / f + (h >> 20) % l + (within % f) * 3) % l) as usize);
         let clash = local / (f * l);
         let (fk, lk) = (email_part(first), email_part(last));
         let number_suffix = if clash == 0 { String::new() } else { (clash + 1).to_string() };
