@@ -376,8 +376,8 @@ mod tests {
     }
 
     /// Our own email as a prospect's mail program may copy it under their reply without `>`
-    /// marks: its footer's unsubscribe line and notice are not the prospect's words (audit
-    /// finding: every such reply was read as an opt-out and its sender suppressed for good).
+    /// marks: its footer's unsubscribe line and notice are not the prospect's words (every such
+    /// reply was read as an opt-out, and its sender suppressed for good).
     #[test]
     fn our_footer_copied_under_a_reply_is_not_an_opt_out() {
         let to = render::Recipient {
