@@ -255,8 +255,19 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
         }
     };
     let response = with_cors(response, req, config).with("x-request-id", request_id);
-    let response =
-        if is_mcp_answer(req) { response } else { response.with("x-content-type-options", "nosniff") };
+    let response = if is_mcp_answer(req) {
+        response
+    } else {
+        let response = response.with("x-content-type-options", "nosniff");
+        // RFC 6797: a browser that has seen it reaches the pages (sign-in, consent, approvals)
+        // over https only, where a later visit typed or linked as http could be intercepted first.
+        // Meaningless (and ignored) over http, so a local deployment sends none.
+        if config.public_url().starts_with("https://") {
+            response.with("strict-transport-security", "max-age=31536000")
+        } else {
+            response
+        }
+    };
     if trace.outcome.is_empty() {
         trace.outcome = "ok";
     }

@@ -85,6 +85,22 @@ fn mcp_answers_carry_no_inert_headers() {
     let mut health = request("GET", &[], "");
     health.path = "/health".into();
     assert_eq!(platform.send(&health).0.header("x-content-type-options"), Some("nosniff"));
+    // HSTS on an https deployment's other responses (the pages above all), never over http.
+    assert_eq!(platform.send(&health).0.header("strict-transport-security"), None);
+    let vars = [
+        ("PUBLIC_URL", "https://vibesell.example"),
+        ("JWT_SIGNING_KEYS", "k1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE"),
+    ];
+    let config = crate::config::Config::from_lookup(|k| {
+        vars.iter().find(|(n, _)| *n == k).map(|(_, v)| (*v).to_owned())
+    });
+    let deployed = TestPlatform::with_config(config.unwrap());
+    let mut page = request("GET", &[("host", "vibesell.example")], "");
+    page.path = crate::oauth::CONSENT_PATH.into();
+    let hsts = deployed.send(&page).0;
+    assert_eq!(hsts.header("strict-transport-security"), Some("max-age=31536000"), "{}", hsts.status);
+    let init = request("POST", &[("host", "vibesell.example")], INIT);
+    assert_eq!(deployed.send(&init).0.header("strict-transport-security"), None, "not on MCP answers");
     let mut token = request("POST", &[("content-type", "application/x-www-form-urlencoded")], "grant_type=x");
     token.path = crate::oauth::TOKEN_PATH.into();
     let (r, _) = platform.send(&token);

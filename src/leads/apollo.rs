@@ -235,9 +235,18 @@ fn encode(s: &str) -> String {
     out
 }
 
+/// A field of Apollo's, trimmed, and at most [`MAX_FIELD`] characters: names, titles and
+/// companies are stored, shown and framed for the model, whatever length Apollo sends.
 fn text(v: &Value, pointer: &str) -> Option<String> {
-    v.pointer(pointer).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned)
+    v.pointer(pointer)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| s.chars().take(MAX_FIELD).collect())
 }
+
+/// Longest field kept: longer than any name, title, company, domain or address (254).
+const MAX_FIELD: usize = 256;
 
 /// A real work email from an enrichment match (Apollo puts placeholders in locked ones).
 fn work_email(m: &Value) -> Option<String> {

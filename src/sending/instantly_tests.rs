@@ -731,7 +731,7 @@ fn a_reply_opt_out_is_kept_when_the_rest_of_the_sync_fails() {
                 200,
                 json!({ "items": [
                     { "id": "e1", "lead": "p7@x.example", "from_address_email": "p7@x.example",
-                      "eaccount": "anna@getledgerly.com", "subject": "Re: hi",
+                      "eaccount": "anna@getledgerly.com", "subject": format!("Re: hi {}", "x".repeat(5_000)),
                       "body": { "text": "Please remove me from your list." },
                       "timestamp_created": "2026-11-30T10:00:00.000Z", "step": "0" }
                 ] }),
@@ -753,6 +753,9 @@ fn a_reply_opt_out_is_kept_when_the_rest_of_the_sync_fails() {
     assert!(crate::workspace::suppression::is_suppressed(&db, "p7@x.example").unwrap());
     let replies = (&db as &dyn Db).query(Stmt::new("SELECT COUNT(*) FROM replies", vec![])).unwrap();
     assert_eq!(replies.scalar_i64(), Some(1));
+    // Its subject is kept to a bounded length, whatever the prospect's mail program sent.
+    let subject = (&db as &dyn Db).query(Stmt::new("SELECT LENGTH(subject) FROM replies", vec![])).unwrap();
+    assert_eq!(subject.scalar_i64(), Some(300));
 }
 
 /// The shelf offers only domains sold with Google mailboxes, which orders ask for; a quote names

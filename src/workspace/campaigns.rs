@@ -38,6 +38,8 @@ const FOLLOW_AFTER_MS: i64 = 14 * 86_400_000;
 const OUTCOMES_RECHECK_MS: i64 = 6 * 3_600_000;
 /// Longest reply body kept.
 const MAX_BODY: usize = 8_000;
+/// Longest reply subject kept (what the prospect's mail program sends is not bounded).
+const MAX_SUBJECT: usize = 300;
 
 /// Where a campaign stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -870,7 +872,7 @@ async fn sync_one<P: SendingPlatform>(
                 r.lead.to_ascii_lowercase().into(),
                 r.from.clone().into(),
                 r.mailbox.clone().into(),
-                r.subject.clone().into(),
+                r.subject.chars().take(MAX_SUBJECT).collect::<String>().into(),
                 body.into(),
                 class.as_str().into(),
                 r.step.map(i64::from).into(),

@@ -405,3 +405,13 @@ fn excluded_titles_match_whole_words() {
     assert!(!kept(&f, &titled("Chief Technology Officer (CTO)")));
     assert!(!kept(&f, &titled("Sales Intern")));
 }
+
+#[test]
+fn fields_are_kept_to_a_bounded_length() {
+    let long = "Chief ".repeat(200);
+    let p = person(
+        &json!({ "id": "ap_1", "first_name": "A", "title": long, "organization": { "name": "C" } }),
+        None,
+    );
+    assert_eq!(p.title.chars().count(), super::MAX_FIELD);
+}
