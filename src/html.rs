@@ -4,9 +4,10 @@
 //! provider text are untrusted.
 
 /// Whether `c` shows nothing yet changes what a reader (or a model) takes text to say: control
-/// characters other than the line feed and tab, bidi overrides and isolates, zero-width and
-/// joining characters, the soft hyphen, variation selectors, Unicode tags (invisible, yet read
-/// by a model), and the blank Hangul filler and Braille pattern that pass for spaces.
+/// characters other than the line feed and tab, bidi marks, overrides and isolates, the
+/// zero-width space and word joiners, the soft hyphen, Unicode tags (invisible, yet read by a
+/// model), and the blank Hangul filler and Braille pattern that pass for spaces. The joiners that
+/// shape writing and emoji (U+200C, U+200D) and the variation selectors stay: they hide nothing.
 pub fn invisible(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t')
         || matches!(
@@ -14,12 +15,12 @@ pub fn invisible(c: char) -> bool {
             '\u{ad}'
                 | '\u{61c}'
                 | '\u{180e}'
-                | '\u{200b}'..='\u{200f}'
+                | '\u{200b}'
+                | '\u{200e}'..='\u{200f}'
                 | '\u{202a}'..='\u{202e}'
                 | '\u{2060}'..='\u{206f}'
                 | '\u{2800}'
                 | '\u{3164}'
-                | '\u{fe00}'..='\u{fe0f}'
                 | '\u{feff}'
                 | '\u{e0000}'..='\u{e007f}'
         )

@@ -17,10 +17,11 @@ pub fn said(provider: &str, text: &str) -> Option<String> {
             c => c,
         })
         .filter(|c| !crate::html::invisible(*c))
-        .take(160)
         .collect();
     let text = text.trim();
-    (!text.is_empty()).then(|| format!("{provider} said: \"{text}\""))
+    let cut = text.char_indices().nth(160).map_or(text, |(at, _)| &text[..at]);
+    let more = if cut.len() < text.len() { "…" } else { "" };
+    (!text.is_empty()).then(|| format!("{provider} said: \"{cut}{more}\""))
 }
 
 /// A request to another service.

@@ -220,7 +220,8 @@ fn invalid(description: impl Into<String>) -> OAuthError {
 /// and the invisible ones (zero-width spaces and joiners, word joiner, BOM) that make a name
 /// that looks like another's compare unequal to it.
 fn deceptive(c: char) -> bool {
-    c.is_control() || crate::html::invisible(c)
+    // The joiners are refused in a name too, as they were before `html::invisible` was shared.
+    c.is_control() || crate::html::invisible(c) || matches!(c, '\u{200c}' | '\u{200d}')
 }
 
 fn text_field(doc: &Map<String, Value>, name: &str, max_chars: usize) -> Result<Option<String>, OAuthError> {

@@ -137,8 +137,8 @@ async fn remembered(platform: &dyn Platform, p: &Pending, session: &Session) -> 
 }
 
 /// Whether a client's own name passes for Claude, Anthropic or VibeSell, however written: case,
-/// spacing, full-width letters, and the Cyrillic and Greek letters (and digits) that look like
-/// Latin ones are folded first. The consent page then says that the app is none of them, for a
+/// full-width letters, and the Cyrillic and Greek letters (and digits) that look like Latin ones
+/// are folded first; one of its words is one of those names, or the whole name spells one. The consent page then says that the app is none of them, for a
 /// client that is not the Claude app (`Client::is_app`): any client may choose its name.
 pub(crate) fn borrows_a_name(name: &str) -> bool {
     let wide: String = name
@@ -150,7 +150,7 @@ pub(crate) fn borrows_a_name(name: &str) -> bool {
         .collect();
     let folded: String = crate::case::lowercase(&wide)
         .chars()
-        .filter_map(|c| {
+        .map(|c| {
             let c = match c {
                 'а' | 'α' | '@' => 'a',
                 'с' | 'ϲ' => 'c',
@@ -165,10 +165,14 @@ pub(crate) fn borrows_a_name(name: &str) -> bool {
                 'һ' => 'h',
                 c => c,
             };
-            c.is_alphanumeric().then_some(c)
+            if c.is_alphanumeric() { c } else { ' ' }
         })
         .collect();
-    ["claude", "anthroplc", "vlbesell"].iter().any(|n| folded.contains(n))
+    // Whole words ("Philanthropic CRM" borrows nothing), or the name spelled out ("C l a u d e").
+    let spelled: String = folded.split_whitespace().collect();
+    ["claude", "anthroplc", "vlbesell"]
+        .iter()
+        .any(|n| folded.split_whitespace().any(|w| w == *n) || spelled == *n)
 }
 
 fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
@@ -194,7 +198,9 @@ fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
     } else {
         String::new()
     };
-    if !p.app && borrows_a_name(&p.client_name) {
+    // A local program gets the warning above, which says the same of any name it takes (Claude
+    // Code, a local client, calls itself so by right).
+    if !p.app && warning.is_empty() && borrows_a_name(&p.client_name) {
         warning.push_str(&format!(
             "<p class=\"warn\">This app calls itself “{name}”, but it is not the Claude app, and VibeSell did not \
              make it: its answer goes to <code>{host}</code>. Continue only if you know that address.</p>"

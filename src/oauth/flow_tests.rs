@@ -897,11 +897,26 @@ mod consent {
         assert!(page.contains("but it is not the Claude app"), "{page}");
         let (_, plain) = open_consent(&p, &jar, &authorize_url(&honest, REMOTE, &[]));
         assert!(!html(&plain).contains("not the Claude app"));
-        for name in ["CLAUDE", "C l a u d e", "Anthrop1c helper", "VibeSeII", "ＣＬＡＵＤＥ", "сlаudе"]
-        {
+        // A local program (Claude Code) gets the loopback warning only, which already says that
+        // any program there may take any name.
+        let mut local = public_client(LOOPBACK);
+        local["client_name"] = json!("Claude Code");
+        let code = json_of(&register(&p, &local))["client_id"].as_str().unwrap().to_owned();
+        let (_, page) = open_consent(&p, &jar, &authorize_url(&code, LOOPBACK, &[]));
+        let page = html(&page);
+        assert!(page.contains("runs on your computer") && !page.contains("not the Claude app"), "{page}");
+        for name in [
+            "CLAUDE",
+            "C l a u d e",
+            "Anthrop1c helper",
+            "VibeSeII",
+            "ＣＬＡＵＤＥ",
+            "сlаudе",
+            "Claude Desktop",
+        ] {
             assert!(super::super::consent::borrows_a_name(name), "{name}");
         }
-        for name in ["Cursor", "MCP Inspector", "Cloud desk"] {
+        for name in ["Cursor", "MCP Inspector", "Cloud desk", "Philanthropic CRM", "Claudette's notes"] {
             assert!(!super::super::consent::borrows_a_name(name), "{name}");
         }
     }

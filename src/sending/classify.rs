@@ -415,6 +415,15 @@ mod tests {
                 assert_eq!(c(&body), class, "{body}");
             }
         }
+        // Our HTML email copied as text has no `--` line: its footer's own opening phrases end
+        // the prospect's words.
+        let html_copy = format!(
+            "Sounds good, does Thursday work?\n\nAnna Berg, Ledgerly · 1 Main St, Springfield\n\
+             Don’t want to hear from us again? Unsubscribe<https://vibesell.example/u/abc>\n{notice}"
+        );
+        assert_eq!(c(&html_copy), Class::Interested, "{html_copy}");
+        let notice_only = format!("Not right now, maybe next quarter.\n{notice}");
+        assert_eq!(c(&notice_only), Class::NotNow, "{notice_only}");
         // A prospect's own line that starts like a header is still theirs.
         assert_eq!(c("From: next week on, we are interested. Call me?"), Class::Interested);
         assert_eq!(

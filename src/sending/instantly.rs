@@ -316,7 +316,7 @@ impl<'a> Instantly<'a> {
             |k: &str| v.get(k).and_then(Value::as_str).and_then(|e| crate::outbound::said("Instantly", e));
         let mut problems = Vec::new();
         if let Some(e) = said("order_error") {
-            problems.push(format!("{e}."));
+            problems.push(e);
         }
         let mut unavailable = strings("unavailable_domains");
         unavailable.extend(strings("blacklist_domains"));
@@ -345,7 +345,7 @@ impl<'a> Instantly<'a> {
         {
             for a in accounts {
                 problems.push(format!(
-                    "{}: {}.",
+                    "{}: {}",
                     a.get("email")
                         .and_then(Value::as_str)
                         .map_or_else(|| "a mailbox".into(), crate::tools::one_line),

@@ -282,7 +282,7 @@ fn a_staging_under_way_is_not_started_again_beside_it() {
 }
 
 #[test]
-fn a_launch_waits_for_a_staging_under_way_and_then_sees_what_it_changed() {
+fn a_launch_waits_for_a_staging_under_way_and_goes_on_after_it() {
     let w = World::new();
     let (_, ready) = staged(&w, 60);
     let approval = w.ok("launch_campaign", json!({}), ready);

@@ -152,8 +152,6 @@ pub trait Action: Sync + 'static {
 pub trait DynAction: Sync {
     /// The action's name.
     fn name(&self) -> &'static str;
-    /// [`Action::LIMIT`].
-    fn limit(&self) -> Option<Limit>;
     /// The lane whose executions run one at a time in a workspace: the limit filled, or the
     /// action itself when [`Action::SERIAL`].
     fn lane(&self) -> Option<&'static str>;
@@ -168,9 +166,6 @@ pub trait DynAction: Sync {
 impl<A: Action> DynAction for A {
     fn name(&self) -> &'static str {
         A::NAME
-    }
-    fn limit(&self) -> Option<Limit> {
-        A::LIMIT
     }
     fn lane(&self) -> Option<&'static str> {
         A::LIMIT.map(Limit::as_str).or(A::SERIAL.then_some(A::NAME))
@@ -990,16 +985,15 @@ async fn execute_claimed(svc: &Services<'_>, record: &Record) -> Result<(), Exec
     };
     let action = find_action(&record.action);
     let workspace = super::workspace_id(svc.db)?.unwrap_or_default();
-    // The lane of the limit it fills in this workspace, held until its writes are in (audit
-    // finding: two launches approved at once both passed a plan's one active campaign). The
-    // second goes on a second later, and checks the limit with the first one counted. The
+    // Its lane in this workspace (the limit it fills, or a serial action's own), held until its
+    // writes are in (audit finding: two launches approved at once both passed a plan's one active
+    // campaign). The second goes on a second later, and checks with the first one done. The
     // workspace is in the key: an isolate may hold other workspaces' objects too.
-    let _lane = match action.and_then(|a| a.limit()) {
-        Some(limit) => {
-            Some(Claim::take(&format!("limit:{workspace}:{}", limit.as_str())).ok_or_else(|| {
-                ExecError::Progress(format!("waiting for another execution filling {}", limit.as_str()))
-            })?)
-        }
+    let _lane = match action.and_then(|a| a.lane()) {
+        Some(lane) => Some(
+            Claim::take(&format!("lane:{workspace}:{lane}"))
+                .ok_or_else(|| ExecError::Progress(format!("waiting for another execution in {lane}")))?,
+        ),
         None => None,
     };
     let cx = ExecCx {

@@ -257,11 +257,11 @@ export function postChunked(worker, path, body, headers = {}) {
   });
 }
 
-/** A JSON-RPC request envelope. */
 /** Whether an email's text ends its footer with the unsubscribe line, then `notice` as its last line. */
 export const endsWithNotice = (text, notice) =>
   text.endsWith(`\n${notice}`) && /\nDon't want to hear from us again\? Unsubscribe: \S+\n$/.test(text.slice(0, -notice.length));
 
+/** A JSON-RPC request envelope. */
 export const rpc = (method, params, id = 1) => ({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
 
 export const INIT_PARAMS = (protocolVersion = "2025-11-25") => ({
