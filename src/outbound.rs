@@ -6,8 +6,9 @@ use crate::tools::registry::LocalBoxFuture;
 
 /// A provider's own words, for a message a person (and the model) reads: control characters
 /// made spaces, characters that show nothing dropped, its own double quotes made typographic so
-/// that it cannot close the quote early, at most 160 characters, quoted and attributed, so that
-/// they read as the provider's text, not VibeSell's; `None` when it said nothing.
+/// that it cannot close the quote early, at most 160 characters (then `…`), quoted and
+/// attributed, so that they read as the provider's text, not VibeSell's; `None` when it said
+/// nothing.
 pub fn said(provider: &str, text: &str) -> Option<String> {
     let text: String = text
         .chars()

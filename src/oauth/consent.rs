@@ -138,8 +138,9 @@ async fn remembered(platform: &dyn Platform, p: &Pending, session: &Session) -> 
 
 /// Whether a client's own name passes for Claude, Anthropic or VibeSell, however written: case,
 /// full-width letters, and the Cyrillic and Greek letters (and digits) that look like Latin ones
-/// are folded first; one of its words is one of those names, or the whole name spells one. The consent page then says that the app is none of them, for a
-/// client that is not the Claude app (`Client::is_app`): any client may choose its name.
+/// are folded first; one of its words is one of those names, or the whole name spells one. The
+/// consent page then says that the app is none of them, for a client that is not the Claude app
+/// (`Client::is_app`): any client may choose its name.
 pub(crate) fn borrows_a_name(name: &str) -> bool {
     let wide: String = name
         .chars()

@@ -15,7 +15,9 @@ use crate::plans::{Limit, group_thousands, plural};
 use crate::sending::calendar::{self, Window};
 use crate::sending::classify::Class;
 use crate::sending::platform::{self, CampaignSpec, PlatformError, SendingPlatform};
-use crate::workspace::approvals::{self, Action, ApprovalResult, ExecCx, ExecError, Executed, Proposal};
+use crate::workspace::approvals::{
+    self, Action, ApprovalResult, Claim, ExecCx, ExecError, Executed, Proposal,
+};
 use crate::workspace::campaigns::{self as store, Campaign, PausedBy, Plan, State};
 use crate::workspace::sending::{self as setup, Mailbox, MailboxStatus};
 use crate::workspace::{leads, limits, offer, playbook, sequence};
@@ -260,31 +262,15 @@ fn need_campaign(cx: &ToolCx<'_>, id: Option<&str>) -> Result<Campaign, Refusal>
 /// `stage_campaign`: builds the campaign as a draft.
 pub struct StageCampaign;
 
-thread_local! {
-    /// The workspaces with a staging or a launch under way in this isolate. Both wait on the
-    /// platform (the campaign, the leads in batches, rate limits waited out), and the workspace's
-    /// Durable Object takes other calls meanwhile: a second staging then, a client retrying after
-    /// its own timeout, would create a second campaign or give the leads to both, and a staging
-    /// beside a launch would add leads and settings the user did not approve to a campaign that
-    /// starts sending. One Durable Object per workspace, so the isolate running it sees every call.
-    static STAGING: std::cell::RefCell<std::collections::HashSet<String>> = Default::default();
-}
-
-/// A staging or a launch under way for a workspace, until dropped (an early return and a
-/// cancelled call included).
-struct Staging(String);
-
-impl Staging {
-    /// `None` while another one is under way.
-    fn begin(workspace: &str) -> Option<Staging> {
-        STAGING.with(|s| s.borrow_mut().insert(workspace.to_owned())).then(|| Staging(workspace.to_owned()))
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        STAGING.with(|s| s.borrow_mut().remove(&self.0));
-    }
+/// A staging or a launch under way for a workspace, claimed in the isolate until dropped (an
+/// early return and a cancelled call included); `None` while another one is. Both wait on the
+/// platform (the campaign, the leads in batches, rate limits waited out), and the workspace's
+/// Durable Object takes other calls meanwhile: a second staging then, a client retrying after its
+/// own timeout, would create a second campaign or give the leads to both, and a staging beside a
+/// launch would add leads and settings the user did not approve to a campaign that starts
+/// sending. One Durable Object per workspace, so the isolate running it sees every call.
+fn staging(workspace: &str) -> Option<Claim> {
+    Claim::take(&format!("staging:{workspace}"))
 }
 
 /// How to stage the campaign.
@@ -322,7 +308,7 @@ impl Tool for StageCampaign {
     const HINTS: Hints = Hints { idempotent: true, open_world: true };
 
     async fn call(&self, cx: &ToolCx<'_>, input: StageInput) -> Result<Reply<CampaignView>, Refusal> {
-        let _staging = Staging::begin(&cx.principal.workspace).ok_or_else(|| {
+        let _staging = staging(&cx.principal.workspace).ok_or_else(|| {
             Refusal::guidance(
                 "The campaign is being staged or launched right now (the platform takes a while with many leads): \
                  call get_campaign in a minute to see it, rather than staging again now.",
@@ -764,7 +750,7 @@ impl Action for LaunchCampaign {
         // Not beside a staging, which would add leads or change settings on the platform while
         // this starts the campaign (audit finding); one still under way is waited out, and the
         // checks below then see what it changed.
-        let Some(_staging) = Staging::begin(cx.workspace) else {
+        let Some(_staging) = staging(cx.workspace) else {
             return Err(ExecError::Progress("a staging is under way".into()));
         };
         let c = load_for(cx.db, &args)?;

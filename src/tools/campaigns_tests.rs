@@ -270,7 +270,7 @@ fn every_staged_email_is_its_preview_to_the_byte_with_each_footer_line_its_own()
 fn a_staging_under_way_is_not_started_again_beside_it() {
     let w = World::new();
     let ready = ready_to_stage(&w, 60);
-    let first = super::Staging::begin(&w.app.workspace).unwrap();
+    let first = super::staging(&w.app.workspace).unwrap();
     let refused = w.refused("stage_campaign", json!({}), ready);
     assert!(refused.contains("being staged or launched right now"), "{refused}");
     assert!(crate::workspace::campaigns::find(&w.db, None).unwrap().is_none(), "nothing was staged");
@@ -289,13 +289,13 @@ fn a_launch_waits_for_a_staging_under_way_and_goes_on_after_it() {
     // A staging under way (the model adding newly imported leads) when the user approves: the
     // launch does not start the campaign beside it (audit finding: it sent to leads and with
     // settings the approval did not show).
-    let staging = super::Staging::begin(&w.app.workspace).unwrap();
+    let staging = super::staging(&w.app.workspace).unwrap();
     let waiting = w.approve(&approval, ready);
     assert_eq!(waiting["result"], "Approved by the user; VibeSell is carrying it out.", "{waiting}");
     assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "draft");
     // Nor may a staging begin while a launch runs.
     drop(staging);
-    let launching = super::Staging::begin(&w.app.workspace).unwrap();
+    let launching = super::staging(&w.app.workspace).unwrap();
     assert!(w.refused("stage_campaign", json!({}), ready).contains("being staged or launched right now"));
     drop(launching);
     // Once the staging is over, the launch goes on by itself.

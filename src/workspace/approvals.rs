@@ -900,8 +900,9 @@ async fn wait_for_outcome(svc: &Services<'_>, id: &str) -> Result<Record, StoreE
 }
 
 thread_local! {
-    /// The approvals an execution in this isolate is carrying out, and the limits' lanes they
-    /// hold (`limit:<workspace>:<name>`, see `execute_claimed`). A workspace is one Durable Object
+    /// What this isolate has claimed (`Claim`): the approvals an execution is carrying out, the
+    /// lanes they hold (`lane:<workspace>:<name>`, see `execute_claimed`), and a workspace's
+    /// staging or launch (`tools::campaigns::staging`). A workspace is one Durable Object
     /// instance, which lives in one isolate (with others, maybe), so this sees every execution of
     /// its approvals: the watchdog firing while the decision's own execution still waits for a
     /// provider (a minute of an import's rate limits, of a Stripe change's retries) finds it here
@@ -910,12 +911,13 @@ thread_local! {
     static EXECUTING: std::cell::RefCell<Vec<String>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-/// An approval (or a limit's lane in a workspace) claimed by one execution until it is dropped,
-/// also when its future is.
-struct Claim(String);
+/// An approval (or a lane, or a staging, in a workspace) claimed in this isolate until it is
+/// dropped, also when its future is.
+pub(crate) struct Claim(String);
 
 impl Claim {
-    fn take(id: &str) -> Option<Claim> {
+    /// `None` while `id` is claimed already.
+    pub(crate) fn take(id: &str) -> Option<Claim> {
         EXECUTING.with(|running| {
             let mut running = running.borrow_mut();
             if running.iter().any(|r| r == id) {
@@ -989,13 +991,13 @@ async fn execute_claimed(svc: &Services<'_>, record: &Record) -> Result<(), Exec
     // writes are in (audit finding: two launches approved at once both passed a plan's one active
     // campaign). The second goes on a second later, and checks with the first one done. The
     // workspace is in the key: an isolate may hold other workspaces' objects too.
-    let _lane = match action.and_then(|a| a.lane()) {
-        Some(lane) => Some(
+    let _lane = action
+        .and_then(|a| a.lane())
+        .map(|lane| {
             Claim::take(&format!("lane:{workspace}:{lane}"))
-                .ok_or_else(|| ExecError::Progress(format!("waiting for another execution in {lane}")))?,
-        ),
-        None => None,
-    };
+                .ok_or_else(|| ExecError::Progress(format!("waiting for another execution in {lane}")))
+        })
+        .transpose()?;
     let cx = ExecCx {
         db: svc.db,
         config: svc.config,
