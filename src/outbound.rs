@@ -126,6 +126,12 @@ pub trait Outbound {
     fn fetch(&self, req: OutboundRequest) -> LocalBoxFuture<'_, Result<OutboundResponse, OutboundError>>;
     /// Waits (between retries).
     fn sleep(&self, ms: u32) -> LocalBoxFuture<'_, ()>;
+    /// The time now (ms), read afresh where the runtime keeps a clock: a request's own reading
+    /// is taken when it starts and goes stale over slow provider calls. `None` in tests that
+    /// keep only the request's clock.
+    fn clock_ms(&self) -> Option<i64> {
+        None
+    }
 }
 
 /// An `Outbound` that refuses every request: the sandbox needs no network.

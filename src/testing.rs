@@ -631,6 +631,8 @@ pub enum ProbeOutcome {
     Slices,
     /// Waits once for the "network", then succeeds.
     Waits,
+    /// Waits for the "network" and times out the first time, then succeeds.
+    WaitsUnknownOnce,
 }
 
 /// The probe's arguments.
@@ -665,25 +667,29 @@ impl Action for Probe {
             calls.push(key.clone());
             calls.iter().filter(|k| **k == key).count() - 1
         });
-        if args.outcome == ProbeOutcome::Waits {
+        if matches!(args.outcome, ProbeOutcome::Waits | ProbeOutcome::WaitsUnknownOnce) {
             yield_once().await;
         }
         match args.outcome {
             ProbeOutcome::Fail => Err(ExecError::Failed("The probe failed.".into())),
             ProbeOutcome::Unknown => Err(ExecError::Unknown("timed out".into())),
-            ProbeOutcome::UnknownOnce if earlier == 0 => Err(ExecError::Unknown("timed out".into())),
+            ProbeOutcome::UnknownOnce | ProbeOutcome::WaitsUnknownOnce if earlier == 0 => {
+                Err(ExecError::Unknown("timed out".into()))
+            }
             ProbeOutcome::Slices if earlier < 40 => {
                 Err(ExecError::Progress(format!("slice {}", earlier + 1)))
             }
-            ProbeOutcome::Ok | ProbeOutcome::UnknownOnce | ProbeOutcome::Slices | ProbeOutcome::Waits => {
-                Ok(Executed {
-                    result: format!("Probed {}.", args.label),
-                    writes: vec![Stmt::new(
-                        "INSERT INTO meta (key, value) VALUES (?, ?)",
-                        vec![format!("probe:{}", args.label).into(), key.into()],
-                    )],
-                })
-            }
+            ProbeOutcome::Ok
+            | ProbeOutcome::UnknownOnce
+            | ProbeOutcome::Slices
+            | ProbeOutcome::Waits
+            | ProbeOutcome::WaitsUnknownOnce => Ok(Executed {
+                result: format!("Probed {}.", args.label),
+                writes: vec![Stmt::new(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    vec![format!("probe:{}", args.label).into(), key.into()],
+                )],
+            }),
         }
     }
 }

@@ -124,4 +124,7 @@ impl Outbound for WorkerFetch {
             let _ = worker::wasm_bindgen_futures::JsFuture::from(promise).await;
         })
     }
+    fn clock_ms(&self) -> Option<i64> {
+        Some(super::now_ms())
+    }
 }

@@ -151,6 +151,17 @@ impl Question {
     }
 }
 
+/// The question put again after an answer that could not be used (`why`, said after the
+/// reason). Its card stays the one answered, so the user's next answer to it counts: the last
+/// answer to a card is the one read. A card changed by the note would find the unusable answer
+/// first, forever (journey finding: a re-asked question could never be answered).
+pub fn again(mut c: Choice, why: Option<String>) -> Choice {
+    if let Some(why) = why {
+        c.reason = format!("{} {why}", c.reason);
+    }
+    c
+}
+
 /// Whether some answers were given to cards that are no longer the question (so the text can
 /// say the question changed).
 pub fn has_stale(card: &str, answers: &[Answer]) -> bool {

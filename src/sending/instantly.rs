@@ -7,8 +7,9 @@
 //! - **Retries**: 429 is always retried after `Retry-After` (or 1 s, 2 s, 4 s); 5xx and network
 //!   failures are retried only for requests that are safe to repeat. Placing an order is not: an
 //!   order whose outcome is unknown is never posted again in the same attempt; the approval's
-//!   next attempt, minutes later, first lists the orders to see whether it went through (DOMAIN
-//!   §1.8 documents no idempotency for orders; the approval's key is sent as a header anyway).
+//!   next attempt, at least a minute later (`approvals::FinishExecution`), first lists the orders
+//!   made since the approval to see whether it went through (DOMAIN §1.8 documents no idempotency
+//!   for orders; the approval's key is sent as a header anyway).
 //! - **Rate limits**: the workspace-wide 100 requests a second and 6,000 a minute are far above
 //!   what one VibeSell workspace asks; `GET /emails` allows only 20 a minute, so those calls are
 //!   paced with a sliding window kept in the workspace's database (`provider_calls`), across
@@ -394,8 +395,12 @@ impl<'a> Instantly<'a> {
         }
     }
 
-    /// The domains of this workspace's Instantly account that have a (not cancelled) order.
-    async fn ordered_domains(&self) -> PResult<Vec<String>> {
+    /// The domains of the Instantly account's (not cancelled) orders made at or after
+    /// `since_ms`, less a minute for the two clocks. The account is VibeSell's, shared by every
+    /// workspace: an older order of the same domains is another workspace's, or another
+    /// approval's (audit finding: a first attempt found an order made for another user and
+    /// recorded it as its own, buying nothing).
+    async fn ordered_domains(&self, since_ms: i64) -> PResult<Vec<String>> {
         let mut out = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..20 {
@@ -406,8 +411,15 @@ impl<'a> Instantly<'a> {
             let page = self.get(&path).await?;
             for o in page.get("items").and_then(Value::as_array).into_iter().flatten() {
                 let cancelled = o.get("timestamp_cancelled").is_some_and(|t| !t.is_null());
+                // An order without a readable time counts: buying twice is the worse mistake.
+                let older = o
+                    .get("timestamp_created")
+                    .and_then(Value::as_str)
+                    .and_then(parse_time)
+                    .is_some_and(|at| at < since_ms - 60_000);
                 if let Some(d) = o.get("domain").and_then(Value::as_str)
                     && !cancelled
+                    && !older
                 {
                     out.push(d.to_ascii_lowercase());
                 }
@@ -625,9 +637,10 @@ impl SendingPlatform for Instantly<'_> {
         Ok(Self::parse_quote(&v))
     }
 
-    async fn placed_order(&self, order: &OrderSpec, _key: &str) -> PResult<Option<Placed>> {
-        // Instantly keeps no order by our key: an order is known by its domains being ordered.
-        let ordered = self.ordered_domains().await?;
+    async fn placed_order(&self, order: &OrderSpec, _key: &str, since_ms: i64) -> PResult<Option<Placed>> {
+        // Instantly keeps no order by our key: an order is known by its domains being ordered
+        // since the attempt that may have placed it.
+        let ordered = self.ordered_domains(since_ms).await?;
         Ok(order
             .items
             .iter()
@@ -636,10 +649,8 @@ impl SendingPlatform for Instantly<'_> {
     }
 
     async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
-        // An earlier attempt with this key may have gone through without us hearing back.
-        if let Some(placed) = self.placed_order(order, key).await? {
-            return Ok(placed);
-        }
+        // Whether an earlier attempt went through is the caller's question (`placed_order`, on
+        // a retry only): this one buys.
         let reference = order_reference(order);
         // The price is checked again just before buying: never more than the user approved.
         let quote = self.quote(order).await?;
@@ -650,6 +661,7 @@ impl SendingPlatform for Instantly<'_> {
             return Err(PlatformError::Refused(why));
         }
         let body = Self::order_body(order, false);
+        let posted_at = self.now_ms();
         let answer = self
             .call(
                 "POST",
@@ -682,10 +694,10 @@ impl SendingPlatform for Instantly<'_> {
             }
             // Unknown outcome: placed if the platform lists it already; otherwise left unknown, not
             // posted again now. DOMAIN §1.8 documents no idempotency for orders, and the list may
-            // not show an order taken a second ago: the approval's next attempt, minutes later,
-            // looks again first (`placed_order`) before it buys (audit finding: a second post a
-            // second later could buy twice).
-            Err(PlatformError::Unavailable(e)) => match self.placed_order(order, key).await? {
+            // not show an order taken a second ago: the approval's next attempt, a minute or more
+            // later, looks again first (`placed_order`) before it buys (audit finding: a second
+            // post a second later could buy twice).
+            Err(PlatformError::Unavailable(e)) => match self.placed_order(order, key, posted_at).await? {
                 Some(placed) => Ok(placed),
                 None => Err(PlatformError::Unavailable(e)),
             },

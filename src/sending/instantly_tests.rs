@@ -183,6 +183,7 @@ fn errors_map_to_what_the_user_can_do() {
 #[test]
 fn an_order_is_simulated_priced_and_never_placed_twice() {
     // The first real order times out after the platform took it: the retry finds it listed.
+    // Another workspace ordered the same domain a day earlier (the account is shared).
     let placed = RefCell::new(false);
     let fake = Fake::new(move |req, _| {
         let b = body(req);
@@ -197,11 +198,13 @@ fn an_order_is_simulated_priced_and_never_placed_twice() {
                 Err(OutboundError("timed out".into()))
             }
             p if p.starts_with("GET /api/v2/dfy-email-account-orders?") => {
-                let items = if *placed.borrow() {
-                    json!([{ "domain": "getledgerly.com", "timestamp_created": "2026-11-29T12:00:00Z" }])
-                } else {
-                    json!([])
-                };
+                let mut items =
+                    vec![json!({ "domain": "getledgerly.com", "timestamp_created": "2026-11-28T12:00:00Z" })];
+                if *placed.borrow() {
+                    items.push(
+                        json!({ "domain": "getledgerly.com", "timestamp_created": "2026-11-29T12:00:00Z" }),
+                    );
+                }
                 json_response(200, json!({ "items": items }))
             }
             other => panic!("unexpected {other}"),
@@ -218,11 +221,15 @@ fn an_order_is_simulated_priced_and_never_placed_twice() {
             matches!(err, PlatformError::Refused(ref m) if m.contains("of the mailboxes per month went up from $2.99 to $3")),
             "{err}"
         );
+        // The other workspace's order is not this approval's.
+        let decided = NOW_MS - 30_000;
+        assert_eq!(block_on(i.placed_order(&order(), "vibesell-apr_1-order", decided)).unwrap(), None);
         let approved = ApprovedPrices { accounts_per_month: 300, ..cheaper };
         let p = block_on(i.place_order(&order(), "vibesell-apr_1-order", &approved)).unwrap();
         assert_eq!(p.charged, None, "found already placed");
-        // Asked again (the approval's watchdog): still one order.
-        block_on(i.place_order(&order(), "vibesell-apr_1-order", &approved)).unwrap();
+        // Asked by the approval's watchdog: found, so not bought again.
+        let found = block_on(i.placed_order(&order(), "vibesell-apr_1-order", decided)).unwrap();
+        assert_eq!(found.map(|p| p.reference), Some("instantly:getledgerly.com".to_owned()));
     });
     assert_eq!(
         fake.count("POST /api/v2/dfy-email-account-orders"),

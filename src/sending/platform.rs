@@ -467,11 +467,12 @@ pub trait SendingPlatform {
     async fn warmed_domains(&self) -> PResult<Vec<ShelfDomain>>;
     /// Prices and validates an order without placing it.
     async fn quote(&self, order: &OrderSpec) -> PResult<Quote>;
-    /// Places an order, at most once per `key` (a retry with the same key returns the same
-    /// order), and never for more than the user `approved`.
+    /// Places an order, never for more than the user `approved`, sending `key` for the
+    /// platform's idempotency where it has one. A retry asks [`Self::placed_order`] first.
     async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed>;
-    /// The order placed earlier under `key` (an attempt whose answer was lost), if there is one.
-    async fn placed_order(&self, order: &OrderSpec, key: &str) -> PResult<Option<Placed>>;
+    /// The order placed under `key` by an earlier attempt whose answer was lost, if there is
+    /// one; that attempt came no sooner than `since_ms` (the approval's decision).
+    async fn placed_order(&self, order: &OrderSpec, key: &str, since_ms: i64) -> PResult<Option<Placed>>;
     /// The mailboxes with these addresses that exist.
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>>;
     /// DNS authentication of the domains of these mailboxes.
@@ -565,8 +566,8 @@ impl SendingPlatform for Platform<'_> {
     async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
         delegate!(self, p => p.place_order(order, key, approved).await)
     }
-    async fn placed_order(&self, order: &OrderSpec, key: &str) -> PResult<Option<Placed>> {
-        delegate!(self, p => p.placed_order(order, key).await)
+    async fn placed_order(&self, order: &OrderSpec, key: &str, since_ms: i64) -> PResult<Option<Placed>> {
+        delegate!(self, p => p.placed_order(order, key, since_ms).await)
     }
     async fn accounts(&self, emails: &[String]) -> PResult<Vec<Account>> {
         delegate!(self, p => p.accounts(emails).await)

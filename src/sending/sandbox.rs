@@ -949,7 +949,7 @@ impl SendingPlatform for Sandbox<'_> {
         Ok(self.price(order)?)
     }
 
-    async fn placed_order(&self, _order: &OrderSpec, key: &str) -> PResult<Option<Placed>> {
+    async fn placed_order(&self, _order: &OrderSpec, key: &str, _since_ms: i64) -> PResult<Option<Placed>> {
         #[derive(Deserialize)]
         struct Row {
             id: String,
@@ -967,7 +967,7 @@ impl SendingPlatform for Sandbox<'_> {
     }
 
     async fn place_order(&self, order: &OrderSpec, key: &str, approved: &ApprovedPrices) -> PResult<Placed> {
-        if let Some(placed) = self.placed_order(order, key).await? {
+        if let Some(placed) = self.placed_order(order, key, 0).await? {
             return Ok(placed);
         }
         let quote = self.price(order)?;

@@ -211,6 +211,8 @@ impl Tool for GetPlansAndBilling {
         }
         text.push_str(if c.paying {
             "\nTo move up: upgrade_plan (the user approves the charge). To lower or cancel: open_billing_portal."
+        } else if current.payment_pending() {
+            PAYMENT_PENDING
         } else {
             "\nTo subscribe: start_checkout with a plan id gives a payment page for the user to open."
         });
@@ -260,6 +262,12 @@ impl Tool for UpgradePlanTool {
 }
 
 // ---- start_checkout ----------------------------------------------------------------------
+
+/// While a checkout's first payment is being confirmed (audit finding: a second checkout then
+/// subscribed the user twice, and the first subscription's later events were dropped).
+const PAYMENT_PENDING: &str = "\nThe payment made on the last payment page is still being confirmed (a bank debit \
+    takes a few days), so no new payment page is made: paying again would subscribe twice. The plan changes once it \
+    is confirmed (get_plans_and_billing); if it fails, a new page can be made then.";
 
 /// `start_checkout`: a payment page for a plan.
 pub struct StartCheckout;
@@ -316,6 +324,9 @@ impl Tool for StartCheckout {
                  the prorated charge); to lower or cancel, open_billing_portal.",
                 current.plan.name
             )));
+        }
+        if current.payment_pending() {
+            return Err(Refusal::guidance(PAYMENT_PENDING));
         }
         let customer = current.state.as_ref().and_then(|s| s.customer.clone());
         let svc = cx.services();

@@ -430,6 +430,17 @@ impl Tool for StageCampaign {
         }
         let pid = match existing.as_ref().and_then(|c| c.platform_id.clone()) {
             Some(pid) => {
+                // Only a draft is changed. A launch whose answer was lost (its approval still
+                // executing, or given up unconfirmed) may have started it, and leads or settings
+                // changed now would go out unapproved (audit finding).
+                if platform.totals(&pid).await.map_err(refusal)?.0 != platform::CampaignStatus::Draft {
+                    return Err(Refusal::guidance(
+                        "The sending platform has already started this campaign, which is still a draft here: a \
+                         launch whose answer was lost may have started it. Nothing was changed. A launch still being \
+                         carried out records it as launched within minutes (get_campaign); otherwise contact support \
+                         (contact_support).",
+                    ));
+                }
                 platform.update_campaign(&pid, &spec).await.map_err(refusal)?;
                 pid
             }

@@ -177,6 +177,30 @@ fn staging_again_to_add_leads_keeps_the_daily_limit_start_date_and_time_zone() {
     );
 }
 
+/// A launch whose answer was lost started the campaign at the platform, which is still a draft
+/// here: staging again changes nothing there (audit finding: new leads and settings went out
+/// with the running campaign, unapproved).
+#[test]
+fn a_draft_the_platform_already_sends_is_not_staged_again() {
+    use crate::store::{Db, Stmt};
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    import(&w, "imp_second", 30);
+    w.db.batch(vec![Stmt::new("UPDATE sandbox_sending_campaigns SET status = 1", vec![])]).unwrap();
+    let out = w.call("stage_campaign", json!({ "daily_limit": 20 }), ready);
+    assert_eq!(out.outcome, Outcome::Refused, "{}", out.text);
+    assert!(
+        out.text.contains("has already started this campaign") && out.text.contains("Nothing was changed"),
+        "{}",
+        out.text
+    );
+    let leads =
+        w.db.query(Stmt::new("SELECT COUNT(*) FROM sandbox_sending_leads", vec![])).unwrap().scalar_i64();
+    assert_eq!(leads, Some(60), "no lead added at the platform");
+    let c = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap();
+    assert_ne!(c.plan.spec.daily_limit, 20);
+}
+
 #[test]
 fn a_draft_whose_new_leads_could_not_be_added_keeps_the_settings_the_platform_took() {
     use crate::store::{Db, Stmt};

@@ -928,7 +928,7 @@ impl Tool for ProposeDomains {
         if offered.is_empty() {
             reason.push_str(" Too few of the proposed domains are free: the user can name their own ideas.");
         }
-        let mut q = Question {
+        let q = Question {
             question: format!("Choose {} for your sending addresses", plural(n as u32, "domain", "domains")),
             reason,
             choices,
@@ -985,16 +985,14 @@ impl Tool for ProposeDomains {
                 today,
             );
         }
-        if note.is_some() {
-            // The reason says what went wrong, so the question (and its card) changes.
-            q.reason = format!("{} {}", q.reason, note.as_deref().unwrap_or_default());
-        } else if choice::has_stale(&card, &input.answers) {
+        let unusable = note.clone();
+        if unusable.is_none() && choice::has_stale(&card, &input.answers) {
             note = Some(
                 "The question changed since it was answered (availability or prices), so it is asked again."
                     .into(),
             );
         }
-        let c = q.to_choice(Self::NAME, json!({}), input.answers);
+        let c = choice::again(q.to_choice(Self::NAME, json!({}), input.answers), unusable);
         Ok(Reply::new(choice::text(&c, note.as_deref()), SourceOutput::Choice(c)))
     }
 }
@@ -1147,14 +1145,21 @@ impl Tool for ProposeWarmedDomains {
         let platform = open(cx)?;
         let stock = shelf(&platform).await?;
         let per_domain = cap.mailboxes_per_domain;
-        // Price of each domain's mailboxes per month, at the sizing's mailboxes per domain.
-        let priced: Vec<(String, i64)> = stock
-            .iter()
-            .filter_map(|s| {
-                s.price.as_ref().map(|p| (s.name.clone(), p.amount * i64::from(per_domain.min(s.mailboxes))))
-            })
-            .collect();
-        let offered = sets(&priced, n);
+        // The price of a mailbox on each domain a month.
+        let priced: Vec<(String, i64)> =
+            stock.iter().filter_map(|s| s.price.as_ref().map(|p| (s.name.clone(), p.amount))).collect();
+        // A set's domains priced for the mailboxes each will carry, laid out as the order lays them
+        // (`store::spread`), not for as many as each could (journey finding: the question said
+        // $15 a month where the order then charged $10).
+        let for_sizing = |set: Vec<(String, i64)>| -> Vec<(String, i64)> {
+            let picked: Vec<PickedDomain> = set
+                .iter()
+                .map(|(d, unit)| PickedDomain { name: d.clone(), price: *unit, max_mailboxes: per_domain })
+                .collect();
+            let counts = store::spread(cap.mailboxes, &picked);
+            set.into_iter().zip(counts).map(|((d, unit), c)| (d, unit * i64::from(c))).collect()
+        };
+        let offered: Vec<_> = sets(&priced, n).into_iter().map(for_sizing).collect();
         if offered.is_empty() {
             return Err(Refusal::guidance(format!(
                 "Only {} warmed domains are in stock and {} are needed. Ask the user whether to send under their brand \
@@ -1166,9 +1171,16 @@ impl Tool for ProposeWarmedDomains {
         let choices: Vec<Item> = offered
             .iter()
             .enumerate()
-            .map(|(i, s)| set_item(i, s, Interval::Month, &format!(" for {per_domain} mailboxes each")))
+            .map(|(i, s)| {
+                set_item(
+                    i,
+                    s,
+                    Interval::Month,
+                    &format!(" for {}", plural(cap.mailboxes, "mailbox", "mailboxes")),
+                )
+            })
             .collect();
-        let mut q = Question {
+        let q = Question {
             question: format!("Choose {} already warmed up", plural(n as u32, "domain", "domains")),
             reason: "These domains are warmed and ready to send, without your brand's name. Nothing is reserved or \
                      billed by this answer."
@@ -1190,7 +1202,7 @@ impl Tool for ProposeWarmedDomains {
                 let chosen: Vec<(String, i64)> =
                     named.iter().filter_map(|d| priced.iter().find(|(p, _)| p == d).cloned()).collect();
                 if chosen.len() == n && named.len() == n {
-                    Some(chosen)
+                    Some(for_sizing(chosen))
                 } else {
                     note = Some(format!(
                         "Pick exactly {n} of the warmed domains in stock ({}). Ask the user again.",
@@ -1205,12 +1217,11 @@ impl Tool for ProposeWarmedDomains {
             let today = platform.now_ms();
             return settle_domains(cx, &cap, &card, OrderKind::AlreadyWarmed, &set, per_domain, today);
         }
-        if let Some(n) = &note {
-            q.reason = format!("{} {n}", q.reason);
-        } else if choice::has_stale(&card, &input.answers) {
+        let unusable = note.clone();
+        if unusable.is_none() && choice::has_stale(&card, &input.answers) {
             note = Some("The stock changed since the question was answered, so it is asked again.".into());
         }
-        let c = q.to_choice(Self::NAME, json!({}), input.answers);
+        let c = choice::again(q.to_choice(Self::NAME, json!({}), input.answers), unusable);
         Ok(Reply::new(choice::text(&c, note.as_deref()), SourceOutput::Choice(c)))
     }
 }
@@ -1392,7 +1403,7 @@ impl Tool for ProposeEmail {
                 )
             })
             .collect();
-        let mut q = Question {
+        let q = Question {
             question: "Choose the names of your sending addresses".into(),
             reason: format!(
                 "{} will be created on {} in {}'s name. Nothing is created or billed by this answer.",
@@ -1455,13 +1466,12 @@ impl Tool for ProposeEmail {
             );
             return Ok(Reply::new(text, EmailOutput::EmailStep(view)));
         }
-        if let Some(n) = &note {
-            q.reason = format!("{} {n}", q.reason);
-        } else if choice::has_stale(&card, &input.answers) {
+        let unusable = note.clone();
+        if unusable.is_none() && choice::has_stale(&card, &input.answers) {
             note = Some("The question changed since it was answered (sender, domains or sizing), so it is asked again.".into());
         }
         let arguments = json!({ "sender_name": sender.full_name() });
-        let c = q.to_choice(Self::NAME, arguments, input.answers);
+        let c = choice::again(q.to_choice(Self::NAME, arguments, input.answers), unusable);
         Ok(Reply::new(choice::text(&c, note.as_deref()), EmailOutput::Choice(c)))
     }
 }
@@ -1577,13 +1587,14 @@ impl Action for OrderSendingSetup {
         // An earlier attempt whose answer was lost may have bought it: then it is recorded as
         // bought, whatever the re-checks below would say now (review finding: a retry refused
         // it, and the domains were paid for but never set up).
-        // (Only an order not recorded here: the platform may know an order by its domains alone.)
+        // Only a retry asks (the decision's own run is the first to buy), and only for an order
+        // not recorded here: the platform may know an order by its domains alone.
         let ordered = ordered_domains(cx.db)?;
         let recorded = args.order.items.iter().any(|i| ordered.contains(&i.domain));
-        let earlier = if recorded {
+        let earlier = if recorded || cx.first_run() {
             None
         } else {
-            platform.placed_order(&args.order, &key).await.map_err(exec_error)?
+            platform.placed_order(&args.order, &key, cx.decided_at).await.map_err(exec_error)?
         };
         let placed = match earlier {
             Some(placed) => placed,

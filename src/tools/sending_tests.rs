@@ -9,7 +9,7 @@ use crate::outbound::NoNetwork;
 use crate::providers::sandbox_billing::{CARD_OK, Paid};
 use crate::testing::{MemoryDb, NOW_MS, block_on, principal, test_config};
 use crate::tools::{Outcome, ToolOutcome};
-use crate::workspace::{self, Op, OpReply, Services};
+use crate::workspace::{self, Op, OpReply, Services, schedule};
 
 const DAY: i64 = 86_400_000;
 
@@ -460,6 +460,36 @@ fn warmed_addresses_are_ready_within_the_hour() {
     assert!(setup["mailboxes"][0].get("warmupDay").is_none());
 }
 
+/// A question put again after an answer it could not use takes the next answer (journey
+/// finding: it asked again forever), and a warmed domain is priced for the mailboxes it will
+/// carry, as the order then charges (journey finding: $15 asked, $10 charged).
+#[test]
+fn a_re_asked_question_takes_the_next_answer_and_prices_what_the_order_charges() {
+    let w = World::new();
+    w.offer();
+    w.ok("size_sending_capacity", json!({ "volume": 50, "unit": "emails_per_day", "steps": 2 }), NOW_MS);
+    let sizing = w.ok("confirm_sizing", json!({}), NOW_MS);
+    let (mailboxes, per_domain) =
+        (sizing["mailboxes"].as_i64().unwrap(), sizing["mailboxesPerDomain"].as_i64().unwrap());
+    assert_ne!(mailboxes % per_domain, 0, "{sizing}");
+    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
+    w.answer("choose_sending_source", &q, "already_warmed", NOW_MS);
+    let d = w.ok("propose_warmed_domains", json!({}), NOW_MS);
+    let again = w.answer("propose_warmed_domains", &d, "nowhere.example", NOW_MS);
+    assert_eq!(again["kind"], "choice", "{again}");
+    assert!(again["reason"].as_str().unwrap().contains("Ask the user again"), "{again}");
+    let picked = w.answer("propose_warmed_domains", &again, "set_1", NOW_MS);
+    assert_eq!(picked["kind"], "sending_choice", "{picked}");
+    let asked: i64 =
+        picked["domains"].as_array().unwrap().iter().map(|d| d["price"]["amount"].as_i64().unwrap()).sum();
+    assert_eq!(asked, 500 * mailboxes, "{picked}");
+    let e = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
+    w.answer("propose_email", &e, "names", NOW_MS);
+    w.subscribe("growth");
+    let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
+    assert_eq!(approval["cost"]["amount"].as_i64(), Some(asked), "{approval}");
+}
+
 #[test]
 fn check_domains_prices_and_flags_unsuitable_names() {
     let w = World::new();
@@ -594,18 +624,33 @@ fn an_order_approved_after_the_domains_were_picked_again_buys_nothing() {
 #[test]
 fn a_retried_order_that_went_through_is_recorded() {
     use crate::sending::platform::{self, ApprovedPrices, SendingPlatform};
+    use crate::workspace::approvals::FinishExecution;
     let w = World::new();
     let approval = w.own_brand_asked();
-    // The first attempt's purchase, whose answer was lost.
+    let id = approval["id"].as_str().unwrap();
+    // The decision's run bought it, and its answer was lost (the object was evicted): the
+    // approval is left executing for the watchdog.
     let order = super::chosen_order(&w.db).unwrap();
     let bought = platform::open(&w.db, &w.config, &NoNetwork, NOW_MS).unwrap();
-    let key = format!("vibesell-{}-order", approval["id"].as_str().unwrap());
-    block_on(bought.place_order(&order, &key, &ApprovedPrices::ANY)).unwrap();
+    block_on(bought.place_order(&order, &format!("vibesell-{id}-order"), &ApprovedPrices::ANY)).unwrap();
+    crate::store::Db::batch(
+        &w.db,
+        vec![
+            crate::store::Stmt::new(
+                "UPDATE approvals SET status = 'executing', decided_at = ? WHERE id = ?",
+                vec![NOW_MS.into(), id.into()],
+            ),
+            schedule::at::<FinishExecution>(id, NOW_MS + 60_000),
+        ],
+    )
+    .unwrap();
     // The choices change before the retry.
     let q = w.ok("propose_email", json!({ "sender_name": "Ben Okafor" }), NOW_MS);
     w.answer("propose_email", &q, "names", NOW_MS);
     assert_ne!(super::chosen_order(&w.db).unwrap(), order);
-    assert_eq!(w.approve(&approval, NOW_MS + 60_000)["status"], "done");
+    w.run_jobs_until(NOW_MS + 60_000);
+    let record = crate::workspace::approvals::load(&w.db, id).unwrap().unwrap();
+    assert_eq!(record.state, crate::workspace::approvals::State::Done, "{:?}", record.result);
     let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 60_000);
     let first = &order.items[0];
     let recorded = setup["mailboxes"].to_string();

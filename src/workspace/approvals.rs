@@ -111,6 +111,8 @@ pub struct ExecCx<'a> {
     pub workspace: &'a str,
     /// The approval being executed.
     pub approval_id: &'a str,
+    /// When the user approved it (ms): nothing done for it at a provider is older.
+    pub decided_at: i64,
 }
 
 impl ExecCx<'_> {
@@ -118,6 +120,13 @@ impl ExecCx<'_> {
     /// the same approval, different for each `step` ("subscription", "order", …).
     pub fn idempotency_key(&self, step: &str) -> String {
         format!("vibesell-{}-{step}", self.approval_id)
+    }
+
+    /// Whether this is the run the decision itself started, so that no earlier run can have
+    /// reached a provider: that run reads the clock once with the decision, and every later one
+    /// (the watchdog) runs at least a second after it.
+    pub fn first_run(&self) -> bool {
+        self.now_ms == self.decided_at
     }
 }
 
@@ -849,9 +858,16 @@ pub async fn decide(
     }
     if decision == Decision::Approve {
         let record = load(db, id)?.ok_or_else(|| StoreError::Sql(format!("approval {id} vanished")))?;
-        // An unknown outcome leaves it executing for the watchdog; storage errors propagate.
-        if let Err(ExecError::Store(e)) = execute(svc, &record).await {
-            return Err(e);
+        // An unknown outcome leaves it executing for the watchdog, which tries again no sooner
+        // than a minute from now however long this run took (its first try may have come and
+        // gone while this one waited on the provider); storage errors propagate.
+        match execute(svc, &record).await {
+            Err(ExecError::Store(e)) => return Err(e),
+            Err(ExecError::Unknown(_)) => {
+                let ended = svc.outbound.clock_ms().unwrap_or(svc.now_ms);
+                db.batch(vec![schedule::not_before::<FinishExecution>(id, ended + WATCHDOG_MS)])?;
+            }
+            _ => {}
         }
     }
     let record = load(db, id)?.ok_or_else(|| StoreError::Sql(format!("approval {id} vanished")))?;
@@ -1005,6 +1021,7 @@ async fn execute_claimed(svc: &Services<'_>, record: &Record) -> Result<(), Exec
         now_ms: svc.now_ms,
         workspace: &workspace,
         approval_id: &record.id,
+        decided_at: record.decided_at.unwrap_or(svc.now_ms),
     };
     let outcome = match action {
         Some(action) => action.execute(&cx, &record.args).await,
@@ -1051,6 +1068,9 @@ pub struct FinishExecution;
 
 impl Job for FinishExecution {
     const NAME: &'static str = "finish_execution";
+    // A provider whose answer was lost is given time to show what it did before it is asked
+    // again (an order may take a while to appear in Instantly's list, `sending::instantly`).
+    const MIN_RETRY_MS: i64 = WATCHDOG_MS;
 
     async fn run(&self, cx: &JobCx<'_>, id: &str) -> Result<(), JobError> {
         let Some(record) = load(cx.db, id)? else { return Ok(()) };

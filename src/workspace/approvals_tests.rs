@@ -286,6 +286,48 @@ fn the_watchdog_leaves_an_execution_still_under_way_to_it() {
     assert_eq!(calls().len(), 1);
 }
 
+/// The decision's own run took longer than the watchdog's minute and its outcome is unknown: the
+/// watchdog, which looked while it ran, tries again a minute after the run ended, not a second
+/// (audit finding: an order could be posted again before the first could be listed).
+#[test]
+fn a_slow_unknown_outcome_is_retried_a_minute_after_it_ended() {
+    use std::task::{Context, Waker};
+    struct Clock(std::cell::Cell<i64>);
+    impl Outbound for Clock {
+        fn fetch(
+            &self,
+            _: crate::outbound::OutboundRequest,
+        ) -> crate::tools::registry::LocalBoxFuture<
+            '_,
+            Result<crate::outbound::OutboundResponse, crate::outbound::OutboundError>,
+        > {
+            unreachable!("the probe calls no provider")
+        }
+        fn sleep(&self, _: u32) -> crate::tools::registry::LocalBoxFuture<'_, ()> {
+            Box::pin(async {})
+        }
+        fn clock_ms(&self) -> Option<i64> {
+            Some(self.0.get())
+        }
+    }
+    let w = World::new();
+    let id = w.request("a", ProbeOutcome::WaitsUnknownOnce).data.approval.id;
+    let clock = Clock(std::cell::Cell::new(NOW_MS));
+    let svc = Services { db: &w.db, config: &w.config, outbound: &clock, now_ms: NOW_MS };
+    let actor = Actor { subject: "user_1", client: "client_1" };
+    let mut deciding = std::pin::pin!(decide(&svc, actor, &id, Decision::Approve));
+    assert!(deciding.as_mut().poll(&mut Context::from_waker(Waker::noop())).is_pending());
+    w.alarm(NOW_MS + WATCHDOG_MS);
+    assert_eq!(calls().len(), 1, "still under way");
+    clock.0.set(NOW_MS + 90_000);
+    assert_eq!(block_on(deciding).unwrap().unwrap().record.state, State::Executing);
+    let next = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap();
+    assert_eq!(next, Some(NOW_MS + 90_000 + WATCHDOG_MS));
+    w.alarm(NOW_MS + 90_000 + WATCHDOG_MS);
+    assert_eq!(load(&w.db, &id).unwrap().unwrap().state, State::Done);
+    assert_eq!(calls().len(), 2);
+}
+
 #[test]
 fn executions_filling_the_same_limit_run_one_at_a_time() {
     use std::task::{Context, Waker};
@@ -331,7 +373,11 @@ fn an_outcome_that_never_comes_ends_not_done() {
     w.decide(&id, Decision::Approve, NOW_MS).unwrap();
     let mut now = NOW_MS;
     for _ in 0..=MAX_EXECUTION_ATTEMPTS {
-        now = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap().expect("watchdog scheduled");
+        let next = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap().expect("watchdog scheduled");
+        // The provider is given time to show what it did before it is asked again (audit
+        // finding: the backoff's 1 s, 2 s, 4 s asked again before an order could be listed).
+        assert!(next >= now + WATCHDOG_MS, "{next} after {now}");
+        now = next;
         w.alarm(now);
     }
     let record = load(&w.db, &id).unwrap().unwrap();

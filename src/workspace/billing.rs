@@ -107,6 +107,14 @@ pub struct Current<'c> {
     pub state: Option<BillingState>,
 }
 
+impl Current<'_> {
+    /// Whether a checkout completed and its first payment is not confirmed yet (a bank debit, SEPA
+    /// or ACH, takes days): another checkout now would subscribe the user twice.
+    pub fn payment_pending(&self) -> bool {
+        self.state.as_ref().is_some_and(|s| s.status == "incomplete")
+    }
+}
+
 /// The plan in force (the entitlement rule).
 pub fn current<'c>(db: &dyn Db, config: &'c Config) -> Result<Current<'c>, StoreError> {
     let state = state(db)?;

@@ -872,3 +872,37 @@ fn an_upgrade_waits_for_an_earlier_one_whose_outcome_is_unknown() {
     assert!(second.result.unwrap().contains("on the Growth plan now"));
     assert_eq!(current(&w.db, &w.config).unwrap().plan.id, "growth");
 }
+
+/// A checkout completed unpaid (a bank debit) waits for its first payment: no second payment
+/// page meanwhile (audit finding: paying again subscribed the user twice, and the first
+/// subscription's events were then dropped as another subscription's).
+#[test]
+fn no_second_checkout_while_the_first_payment_is_being_confirmed() {
+    let w = World::new();
+    let unpaid = event(
+        "evt_c",
+        NOW_MS,
+        EventKind::CheckoutCompleted {
+            customer: Some("cus_1".into()),
+            subscription: Some("sub_1".into()),
+            plan: Some("growth".into()),
+            paid: false,
+        },
+    );
+    assert_eq!(apply_event(&w.db, &w.config, NOW_MS, &unpaid).unwrap(), Applied::Applied);
+    let refused = w.refused("start_checkout", json!({ "plan": "starter" }), NOW_MS);
+    assert!(refused.contains("still being confirmed") && refused.contains("subscribe twice"), "{refused}");
+    let plans = w.call("get_plans_and_billing", json!({}), NOW_MS).text;
+    assert!(plans.contains("still being confirmed") && !plans.contains("To subscribe"), "{plans}");
+    // Paid, the plan changes; failed, a new page can be made.
+    let failed = event(
+        "evt_f",
+        NOW_MS + 1000,
+        EventKind::SubscriptionChanged {
+            subscription: sub("sub_1", "incomplete_expired", "growth"),
+            deleted: false,
+        },
+    );
+    assert_eq!(apply_event(&w.db, &w.config, NOW_MS, &failed).unwrap(), Applied::Applied);
+    w.ok("start_checkout", json!({ "plan": "starter" }), NOW_MS);
+}

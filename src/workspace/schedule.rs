@@ -53,6 +53,8 @@ pub enum JobError {
 pub trait Job: Sync + 'static {
     /// The stored name; never rename a job that may be scheduled in a live workspace.
     const NAME: &'static str;
+    /// The least wait before a failed run is tried again, whatever the backoff says.
+    const MIN_RETRY_MS: i64 = 0;
 
     /// Runs the job for `key`. Must be idempotent: it may run again after a crash or a retry.
     async fn run(&self, cx: &JobCx<'_>, key: &str) -> Result<(), JobError>;
@@ -62,6 +64,8 @@ pub trait Job: Sync + 'static {
 pub trait DynJob: Sync {
     /// The stored name.
     fn name(&self) -> &'static str;
+    /// [`Job::MIN_RETRY_MS`].
+    fn min_retry_ms(&self) -> i64;
     /// Runs the job.
     fn run<'a>(&'a self, cx: &'a JobCx<'a>, key: &'a str) -> LocalBoxFuture<'a, Result<(), JobError>>;
 }
@@ -69,6 +73,9 @@ pub trait DynJob: Sync {
 impl<J: Job> DynJob for J {
     fn name(&self) -> &'static str {
         J::NAME
+    }
+    fn min_retry_ms(&self) -> i64 {
+        J::MIN_RETRY_MS
     }
     fn run<'a>(&'a self, cx: &'a JobCx<'a>, key: &'a str) -> LocalBoxFuture<'a, Result<(), JobError>> {
         Box::pin(Job::run(self, cx, key))
@@ -103,6 +110,14 @@ pub fn at<J: Job>(key: &str, due_ms: i64) -> Stmt {
         "INSERT INTO schedule (job, key, due_at, attempts, last_error) VALUES (?, ?, ?, 0, NULL) \
          ON CONFLICT(job, key) DO UPDATE SET due_at = excluded.due_at, attempts = 0, last_error = NULL",
         vec![J::NAME.into(), key.into(), due_ms.into()],
+    )
+}
+
+/// Moves job `J` for `key`, if scheduled, to no sooner than `due_ms`, its attempts kept.
+pub fn not_before<J: Job>(key: &str, due_ms: i64) -> Stmt {
+    Stmt::new(
+        "UPDATE schedule SET due_at = MAX(due_at, ?) WHERE job = ? AND key = ?",
+        vec![due_ms.into(), J::NAME.into(), key.into()],
     )
 }
 
@@ -179,7 +194,10 @@ pub async fn run_due(
                 report.ran.push(job.name());
             }
             Err(e) => {
-                let backoff = 1000_i64.saturating_mul(1 << row.attempts.min(22)).min(MAX_BACKOFF_MS);
+                let backoff = 1000_i64
+                    .saturating_mul(1 << row.attempts.min(22))
+                    .min(MAX_BACKOFF_MS)
+                    .max(job.min_retry_ms());
                 db.batch(vec![Stmt::new(
                     "UPDATE schedule SET due_at = ?, attempts = attempts + 1, last_error = ? \
                      WHERE job = ? AND key = ? AND due_at = ?",
