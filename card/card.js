@@ -1014,7 +1014,7 @@
       return [
         header(LABELS.campaign, need(d, "name", isStr), statusBadge(d.status),
           [d.launchedAt ? "Launched " + fmtDate(d.launchedAt) : d.status === "draft" ? "Staged, not launched" : null,
-            plural(d.leads, "lead") + (isNum(d.remainingLeads) && d.remainingLeads !== d.leads ? " (" + num(d.remainingLeads) + " still to email)" : ""),
+            plural(d.leads, "lead") + (isNum(d.remainingLeads) && d.remainingLeads !== d.leads ? " (" + num(d.remainingLeads) + " still reachable)" : ""),
             plural(d.sequenceSteps, "step"), plural(d.mailboxes, "mailbox", "mailboxes"), "up to " + num(d.dailyLimit) + " emails a day"].filter(Boolean).join(" · ")),
         d.status === "paused" ? notice("warn", d.pausedBy === "bounces" || d.pausedBy === "plan" ? "Paused by VibeSell." : "Paused.", d.pauseReason || null) : null,
         h.alert && d.status !== "paused" ? notice("bad", "Bounce alert.", "Bounce rate " + pct(h.bounceRate) + "; VibeSell pauses the campaign at " + pct(h.bouncePause, 2) + ".") : null,

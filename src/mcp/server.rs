@@ -1,7 +1,6 @@
 //! What the server says about itself: `initialize`, its instructions, and the card resource.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde_json::{Value, json};
@@ -68,18 +67,19 @@ pub fn initialize_result(version: Version, principal: &Principal) -> Value {
 /// The serialised `initialize` result, built once per isolate for each (version, can act):
 /// it depends on nothing else, and `initialize` is the one call every connection makes.
 pub fn initialize_json(version: Version, principal: &Principal) -> Rc<str> {
+    // A handful of entries at most: a list, whose code is smaller than a map's.
     thread_local! {
-        static CACHE: RefCell<HashMap<(Version, bool), Rc<str>>> = RefCell::new(HashMap::new());
+        static CACHE: RefCell<Vec<((Version, bool), Rc<str>)>> = const { RefCell::new(Vec::new()) };
     }
     let key = (version, principal.scopes.act);
-    CACHE.with(|cache| {
-        Rc::clone(
-            cache
-                .borrow_mut()
-                .entry(key)
-                .or_insert_with(|| initialize_result(version, principal).to_string().into()),
-        )
-    })
+    if let Some(json) =
+        CACHE.with(|cache| cache.borrow().iter().find(|(k, _)| *k == key).map(|(_, j)| Rc::clone(j)))
+    {
+        return json;
+    }
+    let json: Rc<str> = initialize_result(version, principal).to_string().into();
+    CACHE.with(|cache| cache.borrow_mut().push((key, Rc::clone(&json))));
+    json
 }
 
 const CARD_NAME: &str = "vibesell-card";

@@ -479,17 +479,20 @@ const CLIENT_COPY_MS: i64 = 5 * 60_000;
 /// At most this many copies; the map is emptied when full.
 const CLIENT_COPIES: usize = 256;
 
+// A list, searched in order: its code is smaller than a map's (docs/scale.md, "Size"), and it
+// holds few clients.
 thread_local! {
-    static CLIENT_COPY: std::cell::RefCell<std::collections::HashMap<String, (Client, i64)>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+    static CLIENT_COPY: std::cell::RefCell<Vec<(Client, i64)>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn recently_read(client_id: &str, now_ms: i64) -> Option<Client> {
     CLIENT_COPY.with(|copies| {
         copies
             .borrow()
-            .get(client_id)
-            .filter(|(_, read_at)| (0..CLIENT_COPY_MS).contains(&(now_ms - read_at)))
+            .iter()
+            .find(|(c, read_at)| {
+                c.client_id == client_id && (0..CLIENT_COPY_MS).contains(&(now_ms - read_at))
+            })
             .map(|(client, _)| client.clone())
     })
 }
@@ -503,7 +506,8 @@ fn remember(client: &Client, now_ms: i64) {
         if copies.len() >= CLIENT_COPIES {
             copies.clear();
         }
-        copies.insert(client.client_id.clone(), (client.clone(), now_ms));
+        copies.retain(|(c, _)| c.client_id != client.client_id);
+        copies.push((client.clone(), now_ms));
     });
 }
 

@@ -110,7 +110,8 @@ pub struct CampaignView {
     pub launched_at: Option<i64>,
     /// Leads in it.
     pub leads: i64,
-    /// Of which still to be emailed (not bounced, unsubscribed or suppressed).
+    /// Of which still reachable: not bounced, unsubscribed or suppressed. (Not how many are still
+    /// to be emailed: the platform does not say per lead where each stands in the sequence.)
     pub remaining_leads: i64,
     /// Emails per lead.
     pub sequence_steps: u32,
@@ -204,7 +205,7 @@ fn view(cx: &ToolCx<'_>, c: &Campaign) -> Result<CampaignView, Refusal> {
 fn view_text(v: &CampaignView) -> String {
     let s = &v.stats;
     let mut t = format!(
-        "**Campaign {} — {}**: {} leads ({} still to email), {} steps, up to {} emails a day from {} mailboxes, {}.\n",
+        "**Campaign {} — {}**: {} leads ({} still reachable), {} steps, up to {} emails a day from {} mailboxes, {}.\n",
         v.name,
         match v.status {
             State::Draft => "draft, nothing sent",

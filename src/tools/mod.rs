@@ -19,7 +19,6 @@ pub mod target;
 pub mod workspace;
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::rc::Rc;
 
 pub use registry::{Access, DynTool, Hints, Outcome, Refusal, Reply, Tool, ToolAnswer, ToolCx, ToolOutcome};
@@ -135,29 +134,35 @@ pub fn find(name: &str) -> Option<&'static dyn DynTool> {
 /// listed with a wrong contract.
 pub fn list_json(principal: &Principal, version: Version) -> Rc<str> {
     type Key = (Version, bool, bool, bool);
+    // A handful of entries at most: a list, whose code is smaller than a map's.
     thread_local! {
-        static CACHE: RefCell<HashMap<Key, Rc<str>>> = RefCell::new(HashMap::new());
+        static CACHE: RefCell<Vec<(Key, Rc<str>)>> = const { RefCell::new(Vec::new()) };
     }
     let s = principal.scopes;
     let key = (version, s.read, s.act, principal.app);
-    CACHE.with(|cache| {
-        Rc::clone(cache.borrow_mut().entry(key).or_insert_with(|| {
-            let visible: Vec<_> = ALL
-                .iter()
-                .filter(|t| t.access().allows(principal))
-                .filter_map(|t| Some((*t, t.schemas()?)))
-                .collect();
-            let mut json = String::from(r#"{"tools":["#);
-            for (i, (tool, schemas)) in visible.iter().enumerate() {
-                if i > 0 {
-                    json.push(',');
-                }
-                registry::descriptor(*tool, schemas, version).write_json(&mut json);
+    if let Some(json) =
+        CACHE.with(|cache| cache.borrow().iter().find(|(k, _)| *k == key).map(|(_, j)| Rc::clone(j)))
+    {
+        return json;
+    }
+    let json: Rc<str> = {
+        let visible: Vec<_> = ALL
+            .iter()
+            .filter(|t| t.access().allows(principal))
+            .filter_map(|t| Some((*t, t.schemas()?)))
+            .collect();
+        let mut json = String::from(r#"{"tools":["#);
+        for (i, (tool, schemas)) in visible.iter().enumerate() {
+            if i > 0 {
+                json.push(',');
             }
-            json.push_str("]}");
-            json.into()
-        }))
-    })
+            registry::descriptor(*tool, schemas, version).write_json(&mut json);
+        }
+        json.push_str("]}");
+        json.into()
+    };
+    CACHE.with(|cache| cache.borrow_mut().push((key, Rc::clone(&json))));
+    json
 }
 
 #[cfg(test)]

@@ -8,8 +8,6 @@
 //! job again resumes where it stopped and never imports anyone twice; a finished job only
 //! reports.
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -354,7 +352,8 @@ pub async fn advance(
             .collect();
         let suppressed = suppression::suppressed_among(db, &emails)?;
         let json = serde_json::to_string(&emails).map_err(|e| StoreError::Document(e.to_string()))?;
-        let existing: HashSet<String> = db
+        // Lists rather than sets: a batch holds at most a page of people (docs/scale.md, "Size").
+        let existing: Vec<String> = db
             .rows::<Existing>(
                 "SELECT l.email FROM leads l JOIN json_each(?) j ON l.email = j.value",
                 vec![json.into()],
@@ -363,7 +362,7 @@ pub async fn advance(
             .map(|e| e.email)
             .collect();
         let (mut no_email, mut dup, mut supp, mut beyond) = (0u64, 0u64, 0u64, 0u64);
-        let mut seen: HashSet<String> = HashSet::new();
+        let mut seen: Vec<String> = Vec::new();
         let mut fresh: Vec<NewLead<'_>> = Vec::new();
         for p in &batch.people {
             let Some(email) = p.email.as_ref().map(|e| e.trim().to_ascii_lowercase()) else {
@@ -372,9 +371,14 @@ pub async fn advance(
             };
             if suppressed.contains(&email) {
                 supp += 1;
-            } else if existing.contains(&email) || !seen.insert(email.clone()) {
+                continue;
+            }
+            if existing.contains(&email) || seen.contains(&email) {
                 dup += 1;
-            } else if (fresh.len() as u64) < need {
+                continue;
+            }
+            seen.push(email.clone());
+            if (fresh.len() as u64) < need {
                 fresh.push(NewLead {
                     email_hash: email_hash(&email),
                     email,

@@ -357,7 +357,7 @@ const SHOWS = {
     ...d.mailboxes.flatMap((m) => [m.address, human(m.status), m.health != null && `health ${m.health}`, m.warmupDay != null && `day ${m.warmupDay} of ${m.warmupDays}`])],
   warmup: (d) => [dayMonth(d.readyDate), human(d.status), `${n(d.mailboxes)} mailbox`, d.status !== "scheduled" && `Day ${d.day} of ${d.days}`, d.startedAt && d.status !== "scheduled" && `started ${date(d.startedAt)}`,
     d.health != null && `${d.health}/100`, `${n(d.dailyLimitAfter)} cold emails a day`, ...d.timeline.flatMap((t) => [t.title, t.detail])],
-  campaign: (d) => [d.name, human(d.status), d.window, `${n(d.leads)} lead`, d.remainingLeads !== d.leads && `${n(d.remainingLeads)} still to email`, `${n(d.sequenceSteps)} step`,
+  campaign: (d) => [d.name, human(d.status), d.window, `${n(d.leads)} lead`, d.remainingLeads !== d.leads && `${n(d.remainingLeads)} still reachable`, `${n(d.sequenceSteps)} step`,
     `${n(d.mailboxes)} mailbox`, `up to ${n(d.dailyLimit)} emails a day`, d.launchedAt && `Launched ${date(d.launchedAt)}`, d.pauseReason,
     d.stats.sent > 0 && `Bounce rate ${pct(d.health.bounceRate)}`, ...d.steps.map((s) => `Step ${s.step}`), `${n(d.stats.sent)} emails sent`,
     // A figure and its label, as the stat tiles show them.
