@@ -68,8 +68,9 @@ pub fn initialize_result(version: Version, principal: &Principal) -> Value {
 /// it depends on nothing else, and `initialize` is the one call every connection makes.
 pub fn initialize_json(version: Version, principal: &Principal) -> Rc<str> {
     // A handful of entries at most: a list, whose code is smaller than a map's.
+    type Key = (Version, bool);
     thread_local! {
-        static CACHE: RefCell<Vec<((Version, bool), Rc<str>)>> = const { RefCell::new(Vec::new()) };
+        static CACHE: RefCell<Vec<(Key, Rc<str>)>> = const { RefCell::new(Vec::new()) };
     }
     let key = (version, principal.scopes.act);
     if let Some(json) =
