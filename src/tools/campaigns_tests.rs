@@ -177,6 +177,34 @@ fn staging_again_to_add_leads_keeps_the_daily_limit_start_date_and_time_zone() {
     );
 }
 
+/// On a plan without room for the mailboxes, the next step is the plan, not an order it would
+/// refuse (journey finding).
+#[test]
+fn the_next_step_is_the_plan_when_it_has_no_room_for_the_mailboxes() {
+    let w = World::new();
+    w.offer();
+    plan(&w, 20);
+    w.ok("estimate_lead_pool", json!({}), NOW_MS);
+    w.ok("preview_lead_sample", json!({}), NOW_MS);
+    w.ok("check_first_email", json!({}), NOW_MS);
+    w.ok("size_sending_capacity", json!({ "volume": 45, "unit": "new_leads_per_day", "steps": 4 }), NOW_MS);
+    w.ok("confirm_sizing", json!({}), NOW_MS);
+    w.own_brand_chosen(NOW_MS);
+    let next = |w: &World| w.ok("get_workspace_context", json!({}), NOW_MS)["nextStep"].clone();
+    let before = next(&w);
+    assert_eq!(
+        (before["step"].clone(), before["tool"].clone()),
+        (json!("setup"), json!("start_checkout")),
+        "{before}"
+    );
+    assert!(
+        before["why"].as_str().unwrap().contains("room for 0 more mailboxes and the sizing needs 6"),
+        "{before}"
+    );
+    w.subscribe("growth");
+    assert_eq!(next(&w)["tool"], "order_sending_setup");
+}
+
 /// A launch whose answer was lost started the campaign at the platform, which is still a draft
 /// here: staging again changes nothing there (audit finding: new leads and settings went out
 /// with the running campaign, unapproved).

@@ -469,9 +469,11 @@ impl Tool for ApproveSequence {
         let offer = need_offer(cx)?;
         let seq = need_sequence(cx)?;
         if seq.version != input.version {
+            // Asked for a version it never had, it says so rather than that it changed.
+            let since = if input.version < seq.version { "changed since" } else { "has no" };
             return Err(Refusal::guidance(format!(
-                "The sequence changed since version {}: it is now version {}. Show the user the current steps and ask \
-                 again before approving.",
+                "The sequence {since} version {}: it is now version {}. Show the user the current steps and ask again \
+                 before approving.",
                 input.version, seq.version
             )));
         }

@@ -208,7 +208,7 @@ impl Tool for EstimateCampaignPlan {
                 }
             ),
             format!(
-                "Sending Monday to Friday, {:02}:00–{:02}:00 in each lead's time zone; follow-ups that are due go before new leads",
+                "Sending Monday to Friday, {:02}:00–{:02}:00 in the time zone most of the leads are in (stage_campaign can set another); follow-ups that are due go before new leads",
                 d.window_start_hour, d.window_end_hour
             ),
             format!(

@@ -199,7 +199,8 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
     assert_eq!(ctx["nextStep"]["tool"], "approve_sequence");
     assert!(ctx["nextStep"]["why"].as_str().unwrap().contains("after they say yes"));
 
-    refused(&db, "approve_sequence", json!({"version": 2}), "now version 1");
+    // A version it never had is not one it changed since (journey finding).
+    refused(&db, "approve_sequence", json!({"version": 2}), "has no version 2: it is now version 1");
     let approved = ok(&db, "approve_sequence", json!({"version": 1}));
     assert_eq!(approved["approved"], true);
     // Editing takes the approval back; approving again needs the new version.

@@ -431,18 +431,17 @@ fn settled_view(
     let (setup, ready) = ready_dates(kind, today, warmup_days);
     let description = match kind {
         OrderKind::OwnNames => format!(
-            "{} on {} look-alike domains of the user's brand, created for them: set up by about {} (2 business days, \
-             weekends not counted), then {warmup_days} days of warm-up; cold email from about {}.",
+            "{} on {} of the user's brand, created for them: set up by about {} (2 business days, weekends not \
+             counted), then {warmup_days} days of warm-up; cold email from about {}.",
             plural(cap.mailboxes, "address", "addresses"),
-            cap.domains,
+            plural(cap.domains, "look-alike domain", "look-alike domains"),
             calendar::human(setup),
             calendar::human(ready)
         ),
         OrderKind::AlreadyWarmed => format!(
-            "{} on {} domains that are already warmed up, without the user's brand: ready to send about an hour after \
-             ordering.",
+            "{} on {} already warmed up, without the user's brand: ready to send about an hour after ordering.",
             plural(cap.mailboxes, "address", "addresses"),
-            cap.domains
+            plural(cap.domains, "domain", "domains")
         ),
     };
     let next = match (step, kind) {
@@ -1556,10 +1555,12 @@ impl Action for OrderSendingSetup {
         }
         addresses.push('.');
         impact.push(addresses);
-        impact.push(format!(
-            "Charged now: {} (the first year of domains and first month of mailboxes).",
-            m(args.due_now)
-        ));
+        // Warmed domains are not bought: only their mailboxes are charged (journey finding).
+        let first = match args.order.kind {
+            OrderKind::OwnNames => "the first year of domains and first month of mailboxes",
+            OrderKind::AlreadyWarmed => "the first month of mailboxes",
+        };
+        impact.push(format!("Charged now: {} ({first}).", m(args.due_now)));
         impact.push(format!(
             "Uses {} of the {} plan's {}.",
             plural(n as u32, "mailbox", "mailboxes"),
@@ -1567,12 +1568,18 @@ impl Action for OrderSendingSetup {
             Limit::Mailboxes.describe(allowance.limit)
         ));
         Ok(Proposal {
-            summary: format!(
-                "Order {} and {} ({})",
-                plural(domains.len() as u32, "domain", "domains"),
-                plural(n as u32, "mailbox", "mailboxes"),
-                m(args.due_now)
-            ),
+            summary: {
+                let (d, boxes) = (
+                    plural(domains.len() as u32, "domain", "domains"),
+                    plural(n as u32, "mailbox", "mailboxes"),
+                );
+                match args.order.kind {
+                    OrderKind::OwnNames => format!("Order {d} and {boxes} ({})", m(args.due_now)),
+                    OrderKind::AlreadyWarmed => {
+                        format!("Order {boxes} on {d} already warmed up ({})", m(args.due_now))
+                    }
+                }
+            },
             impact,
             cost: Some(Money::new(args.due_now, &args.currency)),
             // Domains are not refundable and money is spent: it cannot be undone.
@@ -2074,10 +2081,10 @@ impl Tool for GetSendingSetup {
         let view = setup_view(cx, at)?.ok_or_else(no_setup)?;
         let ready = view.mailboxes.iter().filter(|m| m.status == MailboxStatus::Ready).count();
         let mut text = format!(
-            "**Sending setup — {}:** {} domains, {} mailboxes ({} ready). Set up {}; ready to send {}.\n",
+            "**Sending setup — {}:** {}, {} ({} ready). Set up {}; ready to send {}.\n",
             view.status.replace('_', " "),
-            view.domains.len(),
-            view.mailboxes.len(),
+            plural(view.domains.len() as u32, "domain", "domains"),
+            plural(view.mailboxes.len() as u32, "mailbox", "mailboxes"),
             ready,
             view.setup_date,
             view.ready_date

@@ -449,6 +449,12 @@ fn warmed_addresses_are_ready_within_the_hour() {
     w.subscribe("growth");
     let approval = w.ok("order_sending_setup", json!({}), NOW_MS);
     assert!(approval["impact"].to_string().contains("no warm-up needed"));
+    // Warmed domains are not bought (journey finding: the approval said they were).
+    assert_eq!(approval["summary"], "Order 6 mailboxes on 2 domains already warmed up ($30)");
+    assert!(
+        approval["impact"].to_string().contains("Charged now: $30 (the first month of mailboxes)."),
+        "{approval}"
+    );
     assert_eq!(approval["cost"]["amount"], 3_000);
     assert_eq!(w.approve(&approval, NOW_MS)["status"], "done");
     let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 2 * 3_600_000);

@@ -592,7 +592,7 @@ impl Action for ImportLeads {
             ),
             format!(
                 "Counts against the {} plan's {} leads this month: {} used so far, {} left after this import.",
-                cx.config.plans.find(&allowance.plan).map_or(allowance.plan.as_str(), |p| p.name.as_str()),
+                allowance.plan,
                 group_thousands(allowance.limit.max(0) as u64),
                 group_thousands(allowance.used.max(0) as u64),
                 group_thousands(allowance.left_after.max(0) as u64)

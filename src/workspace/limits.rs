@@ -94,7 +94,8 @@ pub fn usage(db: &dyn Db, now_ms: i64) -> Result<Usage, StoreError> {
 /// What the plan still allows of one limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Allowance {
-    /// The workspace's plan id.
+    /// The workspace's plan, by the name the user knows it by (journey finding: approvals said
+    /// "the growth plan").
     pub plan: String,
     /// The plan's limit.
     pub limit: i64,
@@ -136,7 +137,7 @@ pub fn check(
     let used = used(db, limit, now_ms)?;
     let needed = used.saturating_add(adding.max(0));
     if needed <= cap {
-        return Ok(Allowance { plan: plan.id.clone(), limit: cap, used, left_after: cap - needed });
+        return Ok(Allowance { plan: plan.name.clone(), limit: cap, used, left_after: cap - needed });
     }
     let left = (cap - used).max(0);
     let (used_text, when) = if limit.is_monthly() {
@@ -228,7 +229,7 @@ mod tests {
         let config = test_config();
         db.batch(vec![consume(Limit::LeadsPerMonth, 40, NOW_MS)]).unwrap();
         let ok = check(&db, &config, NOW_MS, Limit::LeadsPerMonth, 10).unwrap();
-        assert_eq!((ok.plan.as_str(), ok.limit, ok.used, ok.left_after), ("free", 50, 40, 0));
+        assert_eq!((ok.plan.as_str(), ok.limit, ok.used, ok.left_after), ("Free", 50, 40, 0));
         let Refusal::Guidance(text) = check(&db, &config, NOW_MS, Limit::LeadsPerMonth, 500).unwrap_err()
         else {
             panic!("guidance")
