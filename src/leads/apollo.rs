@@ -51,8 +51,11 @@ impl<'a> Apollo<'a> {
         self.config.ok_or_else(|| LeadError::NotConfigured("APOLLO_API_KEY is not set".into()))
     }
 
-    /// Sends a request, waiting out short rate limits and retrying transient failures.
-    async fn send(&self, path_and_query: &str, body: Value) -> Result<Value, LeadError> {
+    /// Sends a request, waiting out short rate limits (a 429 did nothing) and, when `repeat`,
+    /// retrying transient failures. Enrichment is not repeated: a lost answer may have charged
+    /// its credits, and enriching the same people again charges them again (DOMAIN §2; audit
+    /// finding). The import's next run starts again at that chunk, once.
+    async fn send(&self, path_and_query: &str, body: Value, repeat: bool) -> Result<Value, LeadError> {
         let config = self.config()?;
         let url = format!("{}{path_and_query}", config.base_url);
         let mut attempt = 0;
@@ -65,7 +68,7 @@ impl<'a> Apollo<'a> {
                 .header("user-agent", concat!("VibeSell/", env!("CARGO_PKG_VERSION")));
             let response = match self.outbound.fetch(request).await {
                 Ok(r) => r,
-                Err(e) if attempt < ATTEMPTS => {
+                Err(e) if repeat && attempt < ATTEMPTS => {
                     let _ = e;
                     self.outbound.sleep(500 * attempt).await;
                     continue;
@@ -85,7 +88,7 @@ impl<'a> Apollo<'a> {
                     }
                     return Err(LeadError::RateLimited { retry_after_s: wait.max(1) });
                 }
-                500..=599 if attempt < ATTEMPTS => {
+                500..=599 if repeat && attempt < ATTEMPTS => {
                     self.outbound.sleep(1000 * attempt).await;
                     continue;
                 }
@@ -96,7 +99,7 @@ impl<'a> Apollo<'a> {
 
     async fn search(&self, filters: &Filters, page: u64, per_page: u64) -> Result<SearchPage, LeadError> {
         let query = search_query(filters, page, per_page);
-        let json = self.send(&format!("/mixed_people/api_search?{query}"), json!({})).await?;
+        let json = self.send(&format!("/mixed_people/api_search?{query}"), json!({}), true).await?;
         let people: Vec<Value> = json.get("people").and_then(Value::as_array).cloned().unwrap_or_default();
         let total = json
             .pointer("/pagination/total_entries")
@@ -116,7 +119,7 @@ impl<'a> Apollo<'a> {
         let details: Vec<Value> = ids.iter().map(|id| json!({ "id": id })).collect();
         let body =
             json!({ "details": details, "reveal_personal_emails": false, "reveal_phone_number": false });
-        let json = self.send("/people/bulk_match", body).await?;
+        let json = self.send("/people/bulk_match", body, false).await?;
         let matches: Vec<Option<Value>> = json
             .get("matches")
             .and_then(Value::as_array)

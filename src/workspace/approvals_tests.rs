@@ -511,3 +511,22 @@ fn a_read_past_an_expiry_records_it_and_a_read_before_it_changes_nothing() {
     assert_eq!(load(&w.db, &id).unwrap().unwrap().state, State::NotDone);
     assert_eq!(transitions(&w.db, &id)[1], ("pending".into(), "not_done".into(), "vibesell/vibesell".into()));
 }
+
+/// Which executions wait for one another: those filling a plan limit, and those that read what
+/// their own execution changes at a provider (the plan an upgrade starts from; the people an
+/// import pays for, audit finding: two imports at once paid twice for the same people).
+#[test]
+fn the_lanes_of_the_actions() {
+    let lanes: Vec<(&str, Option<&str>)> = ACTIONS.iter().map(|a| (a.name(), a.lane())).collect();
+    assert_eq!(
+        lanes,
+        [
+            ("upgrade_plan", Some("upgrade_plan")),
+            ("import_leads", Some("import_leads")),
+            ("order_sending_setup", Some("mailboxes")),
+            ("launch_campaign", Some("active_campaigns")),
+            ("stop_campaign", None),
+            ("resume_campaign", Some("active_campaigns")),
+        ]
+    );
+}

@@ -572,6 +572,10 @@ fn refusal_text(r: Refusal) -> String {
 impl Action for ImportLeads {
     type Args = ImportArgs;
     const NAME: &'static str = "import_leads";
+    // One import at a time in a workspace: two walking the same pool at once would each pay for
+    // the same people before either had written them (audit finding); the second then finds
+    // them already leads, which costs nothing.
+    const SERIAL: bool = true;
 
     async fn propose(&self, cx: &ToolCx<'_>, args: &ImportArgs) -> Result<Proposal, Refusal> {
         let allowance =

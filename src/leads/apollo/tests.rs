@@ -324,6 +324,11 @@ fn network_failures_are_retried_then_reported() {
     let err = block_on(Apollo::new(Some(&config), &down).estimate(&vp_filters())).unwrap_err();
     assert!(matches!(err, LeadError::Unavailable(m) if m.contains("connection refused")));
     assert_eq!(*down.0.borrow(), ATTEMPTS);
+    // Enrichment is not sent again: the lost call may have charged its credits (audit finding).
+    let down = Down(RefCell::new(0));
+    let err = block_on(Apollo::new(Some(&config), &down).enrich(&["p1".into()])).unwrap_err();
+    assert!(matches!(err, LeadError::Unavailable(_)), "{err:?}");
+    assert_eq!(*down.0.borrow(), 1);
 }
 
 #[test]
