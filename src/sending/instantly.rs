@@ -805,32 +805,24 @@ impl SendingPlatform for Instantly<'_> {
         if let Some(id) = self.find_campaign_by_name(&spec.name).await? {
             return Ok(id);
         }
-        for attempt in 0..2 {
-            match self.call("POST", "/api/v2/campaigns", Some(&body), Repeat::Once, &[]).await {
-                Ok(v) => {
-                    let status = v.get("status").and_then(Value::as_i64).unwrap_or(0);
-                    let id = v.get("id").and_then(Value::as_str).map(str::to_owned);
-                    return match (id, status) {
-                        (Some(id), 0) => Ok(id),
-                        (Some(_), _) => {
-                            Err(PlatformError::Refused("The new campaign is not a draft.".into()))
-                        }
-                        (None, _) => Err(PlatformError::Unavailable("campaign created without an id".into())),
-                    };
+        // Posted once: a create whose answer was lost may still appear a moment later, and a
+        // second post would leave a duplicate draft (audit finding). Staging again finds it by
+        // its name first.
+        match self.call("POST", "/api/v2/campaigns", Some(&body), Repeat::Once, &[]).await {
+            Ok(v) => {
+                let status = v.get("status").and_then(Value::as_i64).unwrap_or(0);
+                match (v.get("id").and_then(Value::as_str), status) {
+                    (Some(id), 0) => Ok(id.to_owned()),
+                    (Some(_), _) => Err(PlatformError::Refused("The new campaign is not a draft.".into())),
+                    (None, _) => Err(PlatformError::Unavailable("campaign created without an id".into())),
                 }
-                Err(PlatformError::Unavailable(e)) => {
-                    if let Some(id) = self.find_campaign_by_name(&spec.name).await? {
-                        return Ok(id);
-                    }
-                    if attempt == 1 {
-                        return Err(PlatformError::Unavailable(e));
-                    }
-                    self.wait(1_000).await;
-                }
-                Err(other) => return Err(other),
             }
+            Err(PlatformError::Unavailable(e)) => match self.find_campaign_by_name(&spec.name).await? {
+                Some(id) => Ok(id),
+                None => Err(PlatformError::Unavailable(e)),
+            },
+            Err(other) => Err(other),
         }
-        Err(PlatformError::Unavailable("campaign: no answer".into()))
     }
 
     async fn update_campaign(&self, id: &str, spec: &CampaignSpec) -> PResult<()> {

@@ -178,6 +178,15 @@ fn errors_map_to_what_the_user_can_do() {
     let fake = Fake::new(|_, _| json_response(502, json!({})));
     let err = with(&fake, |i| block_on(i.create_campaign(&spec(), "k"))).unwrap_err();
     assert!(matches!(err, PlatformError::Unavailable(_)), "{err}");
+    // Nor posted again a second later: the first may appear yet (audit finding: a duplicate draft).
+    let fake = Fake::new(|req, _| match path(req).as_str() {
+        "POST /api/v2/campaigns" => json_response(502, json!({})),
+        p if p.starts_with("GET /api/v2/campaigns") => json_response(200, json!({ "items": [] })),
+        _ => json_response(200, json!({})),
+    });
+    let err = with(&fake, |i| block_on(i.create_campaign(&spec(), "k"))).unwrap_err();
+    assert!(matches!(err, PlatformError::Unavailable(_)), "{err}");
+    assert_eq!(fake.count("POST /api/v2/campaigns"), 1);
 }
 
 #[test]
