@@ -778,9 +778,11 @@ impl Action for LaunchCampaign {
         // may have started it. Then it is sending, and the launch is done whatever changed here
         // since: refusing it on a re-check would leave a sending campaign shown as a draft, its
         // replies and opt-outs unread (review finding).
-        let (status, _) = platform.totals(&pid).await.map_err(exec_error)?;
+        let (status, totals) = platform.totals(&pid).await.map_err(exec_error)?;
         match status {
-            platform::CampaignStatus::Draft => recheck_and_activate(cx, &c, &args, &platform, &pid).await?,
+            platform::CampaignStatus::Draft => {
+                recheck_and_activate(cx, &c, &args, &platform, &pid, totals.leads).await?
+            }
             // Held by the platform before it ever sent: starting it now would not send.
             platform::CampaignStatus::Stopped => {
                 return Err(ExecError::Failed(
@@ -814,7 +816,18 @@ async fn recheck_and_activate(
     args: &CampaignArgs,
     platform: &platform::Platform<'_>,
     pid: &str,
+    held: u32,
 ) -> Result<(), ExecError> {
+    // A staging cut short may have left leads at the platform that are not members here: the
+    // approval would then have understated who gets emailed (audit finding).
+    if i64::from(held) > c.leads {
+        return Err(ExecError::Failed(format!(
+            "The sending platform holds {} in this campaign where the approval counted {}; nothing was sent. \
+             Stage the campaign again (stage_campaign), then ask again.",
+            plural(held, "lead", "leads"),
+            c.leads
+        )));
+    }
     if !unchanged(c, args)? {
         return Err(ExecError::Failed(
             "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \

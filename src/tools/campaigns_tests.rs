@@ -205,6 +205,31 @@ fn the_next_step_is_the_plan_when_it_has_no_room_for_the_mailboxes() {
     assert_eq!(next(&w)["tool"], "order_sending_setup");
 }
 
+/// A staging cut short left a lead at the platform that is not a member here: the launch does
+/// not go ahead on a count that understates who gets emailed (audit finding).
+#[test]
+fn a_launch_is_not_carried_out_when_the_platform_holds_more_leads_than_approved() {
+    use crate::store::{Db, Stmt};
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    w.db.batch(vec![Stmt::new(
+        "INSERT INTO sandbox_sending_leads (campaign_id, email, doc, step, next_at, state, seq) \
+         SELECT campaign_id, 'extra@example.com', doc, 0, next_at, state, seq + 1000 FROM sandbox_sending_leads LIMIT 1",
+        vec![],
+    )])
+    .unwrap();
+    let decided = w.approve(&approval, ready);
+    assert_eq!(decided["status"], "not_done", "{decided}");
+    assert!(
+        decided["result"]
+            .as_str()
+            .unwrap()
+            .contains("holds 61 leads in this campaign where the approval counted 60"),
+        "{decided}"
+    );
+}
+
 /// A launch whose answer was lost started the campaign at the platform, which is still a draft
 /// here: staging again changes nothing there (audit finding: new leads and settings went out
 /// with the running campaign, unapproved).
