@@ -467,6 +467,18 @@ fn the_estimate_starts_when_the_mailboxes_are_ready() {
     plan(&w, 60);
     let est = w.ok("estimate_campaign_plan", json!({}), NOW_MS);
     assert!(assumptions(&est).iter().any(|a| a.starts_with("No mailboxes are ordered yet")), "{est}");
+    // Chosen under the user's brand, not ordered: as if ordered today (journey finding: it
+    // started tomorrow).
+    w.ok("size_sending_capacity", json!({ "volume": 45, "unit": "new_leads_per_day", "steps": 4 }), NOW_MS);
+    w.ok("confirm_sizing", json!({}), NOW_MS);
+    w.own_brand_chosen(NOW_MS);
+    let est = w.ok("estimate_campaign_plan", json!({}), NOW_MS);
+    let (_, planned) = crate::workspace::sending::expected_dates(NOW_MS, 14);
+    assert_eq!(est["startDate"], planned.to_string(), "{est}");
+    assert!(
+        assumptions(&est).iter().any(|a| a.starts_with("The addresses chosen are not ordered yet")),
+        "{est}"
+    );
     // Ordered under the user's brand: the first emails go once the mailboxes are warmed up, weeks
     // later, not tomorrow (audit finding).
     w.own_brand_ordered();

@@ -182,7 +182,16 @@ impl Tool for EstimateCampaignPlan {
         // Sending starts once the mailboxes are ready: the setup's ready date while they are still
         // set up or warming (audit: the estimate started tomorrow whatever the warm-up's weeks).
         let tomorrow = crate::dates::Date::of_ms(cx.now_ms).succ();
-        let ready = crate::tools::sending::ready_date(cx)?;
+        let ordered = crate::tools::sending::ready_date(cx)?;
+        // Chosen but not ordered yet: ready as if ordered today (journey finding: the estimate
+        // started tomorrow after the user had chosen addresses that take weeks).
+        let planned = match ordered {
+            Some(_) => None,
+            None => crate::workspace::sending::current(cx.db)?
+                .source
+                .map(|kind| crate::tools::sending::ready_dates(kind, cx.now_ms, d.warmup_days_min).1),
+        };
+        let ready = ordered.or(planned);
         let start = ready.map_or(tomorrow, |r| r.max(tomorrow));
         let daily = u64::from(mailboxes) * u64::from(per_mailbox);
         let ramping = ramping(cx, input.mailboxes.is_some(), mailboxes)?;
@@ -233,6 +242,10 @@ impl Tool for EstimateCampaignPlan {
                     ),
                 };
                 match ready {
+                    Some(r) if planned.is_some() => format!(
+                        "The addresses chosen are not ordered yet: ordered today (order_sending_setup), they would be \
+                         ready to send on {r}, {then}"
+                    ),
                     Some(r) if r > tomorrow => {
                         format!(
                             "Sending starts on {r}, when the mailboxes are ready (get_sending_setup), {then}"
@@ -241,7 +254,7 @@ impl Tool for EstimateCampaignPlan {
                     Some(_) => format!("The mailboxes are ready: sending from tomorrow, {then}"),
                     None => format!(
                         "No mailboxes are ordered yet: addresses under the user's brand first take a few business \
-                         days to set up and {} days to warm up (already-warmed ones none); the dates assume sending \
+                         days to set up and {} days to warm up (already-warmed ones need none); the dates assume sending \
                          could start tomorrow, {then}",
                         d.warmup_days_min
                     ),

@@ -410,7 +410,7 @@ fn source_label(kind: OrderKind) -> &'static str {
     }
 }
 
-fn ready_dates(kind: OrderKind, today: i64, warmup_days: u32) -> (calendar::Date, calendar::Date) {
+pub(crate) fn ready_dates(kind: OrderKind, today: i64, warmup_days: u32) -> (calendar::Date, calendar::Date) {
     match kind {
         OrderKind::OwnNames => store::expected_dates(today, warmup_days),
         OrderKind::AlreadyWarmed => {
