@@ -199,6 +199,18 @@ pub fn recent_imports(db: &dyn Db, limit: i64) -> Result<Vec<Import>, StoreError
     rows.into_iter().map(|r| r.into_import().map(|x| x.0)).collect()
 }
 
+/// How far the imports of `filters` at `provider` walked the pool: one that walked all of it
+/// left nobody new for another (journey finding: such an import was asked for and imported 0).
+pub fn walked(db: &dyn Db, filters: &Filters, provider: &str) -> Result<u64, StoreError> {
+    Ok(db
+        .query(Stmt::new(
+            "SELECT MAX(cursor) FROM lead_imports WHERE filters = ? AND provider = ?",
+            vec![to_document(filters)?.into(), provider.into()],
+        ))?
+        .scalar_i64()
+        .map_or(0, |n| n.max(0) as u64))
+}
+
 /// Creates the job if it does not exist yet (the same id always means the same job) and
 /// returns it.
 pub fn start(
