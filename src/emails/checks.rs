@@ -261,9 +261,11 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
 
     // Formatting.
     let exclamations = r.body.matches('!').count() + r.subject.matches('!').count();
+    // The subject too: it is the first thing a spam filter and a prospect read (journey finding).
     let shouting = r
-        .body
+        .subject
         .split_whitespace()
+        .chain(r.body.split_whitespace())
         .filter(|w| {
             let letters: Vec<char> = w.chars().filter(|c| c.is_alphabetic()).collect();
             letters.len() >= 4 && letters.iter().all(|c| c.is_uppercase())
@@ -457,5 +459,8 @@ mod tests {
         let spam = f.iter().find(|x| x.id == "spam_words").unwrap();
         assert!(spam.detail.contains("\"free\"") && spam.detail.contains("\"urgent\""), "{}", spam.detail);
         assert!(!contains_phrase("freedom to choose", "free"));
+        // The subject's capitals count (journey finding: "FREE OFFER" was 0 words in capitals).
+        let formatting = f.iter().find(|x| x.id == "formatting").unwrap();
+        assert_eq!(formatting.detail, "3 exclamation mark(s) and 4 word(s) in capitals.");
     }
 }

@@ -224,9 +224,9 @@ fn view_text(v: &CampaignView) -> String {
     if v.status != State::Draft {
         t.push_str(&format!(
             "- Sent {} emails to {} leads; {} opened (approximate), {} replied ({} interested), {} bounced ({}), {} unsubscribed.\n",
-            s.sent,
-            s.contacted,
-            s.opened,
+            n(i64::from(s.sent)),
+            n(i64::from(s.contacted)),
+            n(i64::from(s.opened)),
             s.replied,
             s.positive,
             s.bounced,

@@ -619,9 +619,13 @@ impl Tool for CheckFirstEmail {
             match first.variants.get(variant as usize - 1) {
                 Some(v) => (v.subject.clone(), v.body.clone()),
                 None => {
+                    let more = match first.variants.len() {
+                        0 => "it has no other".to_owned(),
+                        1 => "its other version is 1".to_owned(),
+                        n => format!("its other versions are 1 to {n}"),
+                    };
                     return Err(Refusal::InvalidArguments(format!(
-                        "`variant`: the first step has {} variant(s); use 0 for the main version",
-                        first.variants.len()
+                        "`variant`: 0 is the first step's main version and {more}"
                     )));
                 }
             }

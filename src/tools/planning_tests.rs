@@ -320,7 +320,7 @@ fn the_first_email_check_finds_problems_and_says_how_to_fix_them() {
     let v = ok(&db, "check_first_email", json!({"variant": 1, "lead": 3}));
     assert_eq!(v["subject"], "A question");
     assert_ne!(v["lead"]["name"], first["lead"]["name"]);
-    refused(&db, "check_first_email", json!({"variant": 2}), "1 variant");
+    refused(&db, "check_first_email", json!({"variant": 2}), "main version and its other version is 1");
     // Approval refuses the gaps.
     refused(&db, "approve_sequence", json!({"version": 1}), "postal_address");
     ok(&db, "save_offer", offer(true));

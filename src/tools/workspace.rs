@@ -141,7 +141,11 @@ impl Tool for GetWorkspaceContext {
             Some(o) => text.push_str(&format!("- Offer: {} — {}\n", o.product, o.value_proposition)),
             None => text.push_str("- Offer: not described yet\n"),
         }
-        text.push_str(&format!("- Plan: {} ({})\n", plan.name, plan.status));
+        // The provider's status, when there is a subscription to have one.
+        match plan.status.as_str() {
+            "none" => text.push_str(&format!("- Plan: {}\n", plan.name)),
+            status => text.push_str(&format!("- Plan: {} ({status})\n", plan.name)),
+        }
         planning_lines(&planning, &mut text);
         if let Some(sz) = &sending.sizing {
             text.push_str(&format!(
