@@ -484,7 +484,8 @@ impl Tool for StageCampaign {
             store::find(cx.db, Some(&id))?.ok_or_else(|| Refusal::Internal("campaign vanished".into()))?;
         let v = view(cx, &c)?;
         let emails = v.leads * i64::from(v.sequence_steps);
-        let days = business_days(emails, &c.plan.spec, true, cx.now_ms);
+        // On the platform's clock, as the launch counts them (the sandbox's may run ahead).
+        let days = business_days(emails, &c.plan.spec, true, at);
         let mut text = format!(
             "**Campaign staged as a draft — nothing is sent.** {}: {} leads ({} added now{}), {} steps, from {} ready \
              mailboxes, up to {} emails a day, {}. Every email ends with the sender's postal address and an unsubscribe \
