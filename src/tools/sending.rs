@@ -607,6 +607,15 @@ impl Tool for ChooseSendingSource {
         if !warmed_available {
             reason.push_str(" Already-warmed addresses are out of stock right now.");
         }
+        // Asked again after an order: the answer is for more addresses (journey finding: the
+        // question read as if nothing had been bought).
+        let ordered = store::mailboxes(cx.db)?.len() as u32;
+        if ordered > 0 {
+            reason.push_str(&format!(
+                " {} ordered already (get_sending_setup): this sets up more, for another order.",
+                plural(ordered, "mailbox is", "mailboxes are")
+            ));
+        }
         let q = Question {
             question: "Choose your sending addresses".into(),
             reason,

@@ -691,6 +691,14 @@ fn a_second_order_shows_its_own_dates_and_warm_up_while_the_first_sends() {
     );
     assert_eq!((sized["mailboxes"].clone(), sized["withinPlan"].clone()), (json!(2), json!(true)), "{sized}");
     w.ok("confirm_sizing", json!({}), later);
+    // The question says what is bought already (journey finding: it read as if nothing was).
+    let q = w.ok("choose_sending_source", json!({}), later);
+    assert!(
+        q["reason"].as_str().unwrap().ends_with(
+            "6 mailboxes are ordered already (get_sending_setup): this sets up more, for another order."
+        ),
+        "{q}"
+    );
     w.own_brand_chosen(later);
     let order = w.ok("order_sending_setup", json!({}), later);
     w.approve(&order, later);
