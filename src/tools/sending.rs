@@ -1926,6 +1926,16 @@ pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
 
 /// The day the workspace's mailboxes are ready to send, or expected to be; `None` before any
 /// order.
+/// What comes once the mailboxes are ready: staging, after the leads' import if they are not
+/// in yet (journey finding: it said "once the leads are imported" when they were).
+fn next_when_ready(cx: &ToolCx<'_>) -> Result<&'static str, Refusal> {
+    Ok(if crate::workspace::leads::count(cx.db)? > 0 {
+        "Next: call stage_campaign."
+    } else {
+        "Next: import the leads (import_leads, an approval the user decides), then call stage_campaign."
+    })
+}
+
 pub(crate) fn ready_date(cx: &ToolCx<'_>) -> Result<Option<calendar::Date>, Refusal> {
     Ok(setup_view(cx, cx.now_ms)?.and_then(|v| calendar::parse_iso(&v.ready_date)))
 }
@@ -2114,7 +2124,7 @@ impl Tool for GetSendingSetup {
                 "Warm-up has not been started: call start_warmup (it begins as soon as the mailboxes exist).",
             );
         } else if view.status == "ready" {
-            text.push_str("Next: once the leads are imported, call stage_campaign.");
+            text.push_str(next_when_ready(cx)?);
         }
         Ok(Reply::new(text, view).noted(stale))
     }
@@ -2251,11 +2261,7 @@ impl Tool for StartWarmup {
                 health.map(|h| format!(", health {h}")).unwrap_or_default(),
                 setup.ready_date
             ),
-            _ => {
-                "**Warm-up done:** the mailboxes are ready to send. Next: once the leads are imported, call \
-                  stage_campaign."
-                    .to_owned()
-            }
+            _ => format!("**Warm-up done:** the mailboxes are ready to send. {}", next_when_ready(cx)?),
         };
         Ok(Reply::new(text, view).noted(stale))
     }

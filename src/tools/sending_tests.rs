@@ -415,7 +415,17 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     let setup = w.ok("get_sending_setup", json!({}), tuesday + 15 * DAY);
     assert_eq!(setup["status"], "ready", "{setup}");
     assert!(setup["mailboxes"].as_array().unwrap().iter().all(|m| m["status"] == "ready"));
-    assert_eq!(w.ok("start_warmup", json!({}), tuesday + 15 * DAY)["status"], "done");
+    let done = w.call("start_warmup", json!({}), tuesday + 15 * DAY);
+    assert_eq!(done.structured.as_ref().unwrap()["status"], "done");
+    // No lead is imported here: the next step says so (journey finding: "once the leads are
+    // imported" whether they were or not).
+    assert!(
+        done.text.ends_with(
+            "Next: import the leads (import_leads, an approval the user decides), then call stage_campaign."
+        ),
+        "{}",
+        done.text
+    );
     assert!(!warming(), "ready");
 }
 

@@ -157,7 +157,7 @@ impl Tool for GetWorkspaceContext {
             ));
             if let Some(c) = &sending.campaign {
                 text.push_str(&format!(
-                    "; campaign {} ({}): {} emails sent, {} replied, {} new replies",
+                    "; campaign {} ({}): {} emails sent, {} replied, {} received emails unread (replies, out-of-office notes, bounces)",
                     c.name,
                     c.status.as_str(),
                     c.sent,
