@@ -639,7 +639,7 @@
         header(LABELS.approval + " · " + action, a.summary || action, statusBadge(a.status, APPROVAL_STATUS)),
       compact && a.summary ? el("p", null, a.summary) : null,
       money(a.cost) ? el("div", { class: "cost" }, el("span", { class: "muted" }, a.status === "done" ? "Charged" : "Cost"), el("strong", null, money(a.cost))) : null,
-      a.status === "pending" || !compact ? section(a.status === "pending" ? "What happens if you approve" : a.status === "done" ? "What was done" : "What it would have done", impactList(a.impact)) : null,
+      a.status === "pending" || !compact ? section(a.status === "pending" ? "What happens if you approve" : a.status === "done" ? "What was approved" : "What it would have done", impactList(a.impact)) : null,
       a.irreversible === true && a.status === "pending" && !executing ? notice("warn", "This can't be undone.", "Once approved, VibeSell carries it out right away.") : null,
       executing ? notice("info", "Approved.", a.result) : null,
       a.status === "done" ? notice("ok", "Done.", a.result || a.reason || "VibeSell carried it out" + (a.decidedAt ? " on " + fmtTime(a.decidedAt) : "") + ".") : null,

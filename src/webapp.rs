@@ -351,7 +351,8 @@ struct DecideForm {
 fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
     let mut out = format!(
         "<div class=\"approval\"><p class=\"small muted\">Approval · {}</p><h2>{}</h2><p class=\"sub\"><strong>{}</strong></p>",
-        escape(&a.action),
+        // The tool's title, as the card shows it, rather than its name (journey finding).
+        escape(crate::tools::find(&a.action).map_or(a.action.as_str(), |t| t.title())),
         escape(&a.summary),
         status_label(a)
     );
@@ -361,7 +362,8 @@ fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
     if !a.impact.is_empty() {
         let heading = match a.status {
             Status::Pending => "What happens if you approve",
-            Status::Done => "What was done",
+            // The impact says what approving would do; the result says what was done.
+            Status::Done => "What was approved",
             _ => "What it would have done",
         };
         out.push_str(&format!("<section><h3>{heading}</h3><ul class=\"plain\">"));

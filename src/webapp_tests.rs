@@ -133,6 +133,9 @@ fn the_owner_approves_exactly_once_and_sees_the_outcome() {
     let after = jar.get(&p, &format!("{APPROVAL_PREFIX}{id}"));
     let body = html(&after);
     assert!(body.contains("<strong>Done</strong>") && body.contains("Probed irreversible launch."));
+    // What was approved, next to what was done (journey finding: the approved lines were headed
+    // "What was done").
+    assert!(body.contains("<h3>What was approved</h3>"), "{body}");
     assert!(!body.contains(r#"data-form="decide""#), "nothing left to decide");
     assert!(data(&body).get("decide").is_none());
 
@@ -355,6 +358,8 @@ fn a_replaced_approval_is_not_called_expired() {
     };
     let notice = unchanged_notice(&replaced);
     assert!(!notice.contains("expired") && notice.contains("newer approval"), "{notice}");
+    // Named by its tool's title, not its name (journey finding).
+    assert!(approval_fallback(&replaced, None).contains("Approval · Upgrade the plan</p>"));
     let expired =
         Approval { result: Some("Expired: the user did not decide before it expired.".into()), ..replaced };
     assert!(unchanged_notice(&expired).contains("expired"));
