@@ -476,7 +476,7 @@ async fn find_client(
 /// this, each paid a KV read (in the benchmark, Miniflare's KV simulation was most of the CPU of
 /// a refresh).
 const CLIENT_COPY_MS: i64 = 5 * 60_000;
-/// At most this many copies; the map is emptied when full.
+/// At most this many copies; the list is emptied when full.
 const CLIENT_COPIES: usize = 256;
 
 // A list, searched in order: its code is smaller than a map's (docs/scale.md, "Size"), and it

@@ -326,7 +326,7 @@ impl Tool for StartCheckout {
             )));
         }
         if current.payment_pending() {
-            return Err(Refusal::guidance(PAYMENT_PENDING));
+            return Err(Refusal::guidance(PAYMENT_PENDING.trim_start()));
         }
         let customer = current.state.as_ref().and_then(|s| s.customer.clone());
         let svc = cx.services();

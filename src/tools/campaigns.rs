@@ -819,8 +819,16 @@ async fn recheck_and_activate(
     pid: &str,
     held: u32,
 ) -> Result<(), ExecError> {
-    // A staging cut short may have left leads at the platform that are not members here: the
-    // approval would then have understated who gets emailed (audit finding).
+    if !unchanged(c, args)? {
+        return Err(ExecError::Failed(
+            "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
+             sent. Ask again."
+                .into(),
+        ));
+    }
+    // Unchanged here, so `c.leads` is what the approval counted. A staging cut short may have
+    // left leads at the platform that are not members here: the approval would then have
+    // understated who gets emailed (audit finding).
     if i64::from(held) > c.leads {
         return Err(ExecError::Failed(format!(
             "The sending platform holds {} in this campaign where the approval counted {}; nothing was sent. \
@@ -828,13 +836,6 @@ async fn recheck_and_activate(
             plural(held, "lead", "leads"),
             c.leads
         )));
-    }
-    if !unchanged(c, args)? {
-        return Err(ExecError::Failed(
-            "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
-             sent. Ask again."
-                .into(),
-        ));
     }
     if let Some(why) = staged_emails_changed(cx.db, c)? {
         return Err(ExecError::Failed(why));

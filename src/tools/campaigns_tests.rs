@@ -198,7 +198,7 @@ fn the_next_step_is_the_plan_when_it_has_no_room_for_the_mailboxes() {
         "{before}"
     );
     assert!(
-        before["why"].as_str().unwrap().contains("room for 0 more mailboxes and the sizing needs 6"),
+        before["why"].as_str().unwrap().starts_with("Plan limit: the Free plan allows 0 mailboxes"),
         "{before}"
     );
     w.subscribe("growth");

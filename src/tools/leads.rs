@@ -378,7 +378,7 @@ impl Tool for ImportLeadsTool {
                  save_target_filters (the user confirms it again).",
             ));
         }
-        if crate::workspace::leads::walked(cx.db, &filters, provider.name())? >= pool.count {
+        if crate::workspace::leads::walked(cx.db, &filters, provider.name())? >= pool.reachable {
             return Err(Refusal::guidance(
                 "Earlier imports already went through everyone the confirmed target matches, so another would \
                  import nobody new. Widen the target with save_target_filters (the user confirms it again) to \

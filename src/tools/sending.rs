@@ -1577,18 +1577,7 @@ impl Action for OrderSendingSetup {
             Limit::Mailboxes.describe(allowance.limit)
         ));
         Ok(Proposal {
-            summary: {
-                let (d, boxes) = (
-                    plural(domains.len() as u32, "domain", "domains"),
-                    plural(n as u32, "mailbox", "mailboxes"),
-                );
-                match args.order.kind {
-                    OrderKind::OwnNames => format!("Order {d} and {boxes} ({})", m(args.due_now)),
-                    OrderKind::AlreadyWarmed => {
-                        format!("Order {boxes} on {d} already warmed up ({})", m(args.due_now))
-                    }
-                }
-            },
+            summary: format!("Order {} ({})", ordered_words(&args.order), m(args.due_now)),
             impact,
             cost: Some(Money::new(args.due_now, &args.currency)),
             // Domains are not refundable and money is spent: it cannot be undone.
@@ -1662,13 +1651,23 @@ impl Action for OrderSendingSetup {
         };
         Ok(Executed {
             result: format!(
-                "Ordered {} and {}; {} charged. {when}",
-                plural(args.order.items.len() as u32, "domain", "domains"),
-                plural(n as u32, "mailbox", "mailboxes"),
+                "Ordered {}; {} charged. {when}",
+                ordered_words(&args.order),
                 Money::new(order.charged.unwrap_or(args.due_now), &args.currency).display()
             ),
             writes,
         })
+    }
+}
+
+/// What an order buys, in words: warmed domains are not bought, only mailboxes on them (journey
+/// finding: the approval said they were).
+fn ordered_words(order: &OrderSpec) -> String {
+    let domains = plural(order.items.len() as u32, "domain", "domains");
+    let mailboxes = plural(order.mailbox_count() as u32, "mailbox", "mailboxes");
+    match order.kind {
+        OrderKind::OwnNames => format!("{domains} and {mailboxes}"),
+        OrderKind::AlreadyWarmed => format!("{mailboxes} on {domains} already warmed up"),
     }
 }
 
@@ -1924,8 +1923,6 @@ pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
     )))
 }
 
-/// The day the workspace's mailboxes are ready to send, or expected to be; `None` before any
-/// order.
 /// What comes once the mailboxes are ready: staging, after the leads' import if they are not
 /// in yet (journey finding: it said "once the leads are imported" when they were).
 fn next_when_ready(cx: &ToolCx<'_>) -> Result<&'static str, Refusal> {
@@ -1936,6 +1933,8 @@ fn next_when_ready(cx: &ToolCx<'_>) -> Result<&'static str, Refusal> {
     })
 }
 
+/// The day the workspace's mailboxes are ready to send, or expected to be; `None` before any
+/// order.
 pub(crate) fn ready_date(cx: &ToolCx<'_>) -> Result<Option<calendar::Date>, Refusal> {
     Ok(setup_view(cx, cx.now_ms)?.and_then(|v| calendar::parse_iso(&v.ready_date)))
 }

@@ -466,7 +466,13 @@ fn warmed_addresses_are_ready_within_the_hour() {
         "{approval}"
     );
     assert_eq!(approval["cost"]["amount"], 3_000);
-    assert_eq!(w.approve(&approval, NOW_MS)["status"], "done");
+    let done = w.approve(&approval, NOW_MS);
+    assert_eq!(done["status"], "done");
+    let result = done["result"].as_str().unwrap();
+    assert!(
+        result.starts_with("Ordered 6 mailboxes on 2 domains already warmed up; $30 charged."),
+        "{result}"
+    );
     let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 2 * 3_600_000);
     assert_eq!(
         (setup["status"].clone(), setup["source"].clone()),

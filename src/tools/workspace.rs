@@ -113,22 +113,23 @@ impl Tool for GetWorkspaceContext {
             progress.warming(crate::tools::sending::ready_date(cx)?);
         }
         // A plan without room for the sized mailboxes would send the user to an order it refuses:
-        // the plan comes first (journey finding).
-        let room = current.plan.limits.mailboxes - i64::from(sending.mailboxes);
-        if let Some(need) = sending.sizing.as_ref().map(|s| i64::from(s.mailboxes)).filter(|n| *n > room)
+        // the plan comes first, said as the order would refuse (journey finding).
+        if let Some(need) = sending.sizing.as_ref().map(|s| i64::from(s.mailboxes))
             && !progress.done.contains(&Step::Setup)
+            && let Err(Refusal::Guidance(why)) = crate::workspace::limits::check(
+                cx.db,
+                cx.config,
+                cx.now_ms,
+                crate::plans::Limit::Mailboxes,
+                need,
+            )
         {
-            let tool = if current.paying { "upgrade_plan" } else { "start_checkout" };
-            progress.next_within(
-                Step::Setup,
-                tool,
-                format!(
-                    "The {} plan has room for {} more mailboxes and the sizing needs {need}: move to a plan that allows \
-                     them ({tool}, the user pays), then order_sending_setup.",
-                    current.plan.name,
-                    room.max(0)
-                ),
-            );
+            let tool = match (current.payment_pending(), current.paying) {
+                (true, _) => "get_plans_and_billing",
+                (false, true) => "upgrade_plan",
+                (false, false) => "start_checkout",
+            };
+            progress.next_within(Step::Setup, tool, why);
         }
         let (journey, next_step) = journey::journey(&progress, |name| match super::find(name) {
             Some(t) if t.access().allows(cx.principal) => Availability::Available,

@@ -326,6 +326,17 @@ fn a_slow_unknown_outcome_is_retried_a_minute_after_it_ended() {
     w.alarm(NOW_MS + 90_000 + WATCHDOG_MS);
     assert_eq!(load(&w.db, &id).unwrap().unwrap().state, State::Done);
     assert_eq!(calls().len(), 2);
+
+    // The same when the watchdog's own run is the slow one (review finding: its next try was
+    // counted from the alarm's start).
+    let id = w.request("b", ProbeOutcome::Unknown).data.approval.id;
+    w.decide(&id, Decision::Approve, NOW_MS);
+    let due = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap().unwrap();
+    clock.0.set(due + 90_000);
+    let svc = Services { db: &w.db, config: &w.config, outbound: &clock, now_ms: due };
+    block_on(workspace::on_alarm(&svc, &workspace::Opened::default())).unwrap();
+    let next = schedule::due_at::<FinishExecution>(&w.db, &id).unwrap().unwrap();
+    assert_eq!(next, due + 90_000 + WATCHDOG_MS);
 }
 
 #[test]

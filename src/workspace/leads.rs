@@ -352,9 +352,10 @@ pub async fn advance(
         if now.cursor != job.cursor || now.status == Status::Done {
             continue;
         }
-        // The month's room read again in the same stretch as the write: another import running
-        // beside this one may have taken some while this one waited for the provider (audit
-        // finding: two approved imports together went past the plan).
+        // The month's room read again in the same stretch as the write: imports run one at a
+        // time (`ImportLeads::SERIAL`), but any other write to the month's count while this one
+        // waited for the provider is seen (audit finding: two approved imports together went past
+        // the plan).
         let room = room()?;
         let need = need.min(room);
         let emails: Vec<String> = batch
@@ -409,8 +410,8 @@ pub async fn advance(
                     provider_id: &p.provider_id,
                 });
             } else {
-                // Found (and paid for) while another import took the room left: said in the
-                // report, so that every credit used is accounted for.
+                // Found (and paid for) after the room left was taken while the provider answered:
+                // said in the report, so that every credit used is accounted for.
                 beyond += 1;
             }
         }

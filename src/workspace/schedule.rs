@@ -20,7 +20,7 @@ use crate::tools::registry::LocalBoxFuture;
 
 /// The most jobs one alarm runs; more due jobs re-arm the alarm at once.
 const BATCH: i64 = 25;
-/// Backoff after a failure: 2^attempts seconds, capped.
+/// Backoff after a failure: 2^attempts seconds, capped, and at least the job's `MIN_RETRY_MS`.
 const MAX_BACKOFF_MS: i64 = 3_600_000;
 
 /// What a job sees when it runs.
@@ -198,11 +198,15 @@ pub async fn run_due(
                     .saturating_mul(1 << row.attempts.min(22))
                     .min(MAX_BACKOFF_MS)
                     .max(job.min_retry_ms());
+                // From when the run ended, which a slow provider may have put well after the
+                // alarm's start (review finding: an order's retry a few seconds after its lost
+                // post, within the minute that `MIN_RETRY_MS` promises).
+                let ended = outbound.clock_ms().unwrap_or(now_ms).max(now_ms);
                 db.batch(vec![Stmt::new(
                     "UPDATE schedule SET due_at = ?, attempts = attempts + 1, last_error = ? \
                      WHERE job = ? AND key = ? AND due_at = ?",
                     vec![
-                        (now_ms + backoff).into(),
+                        (ended + backoff).into(),
                         e.to_string().into(),
                         row.job.clone().into(),
                         row.key.clone().into(),

@@ -4,7 +4,8 @@
 // (`POST /api/v1/people/bulk_match`, at most 10 people, `credits_consumed`), authenticated with
 // `x-api-key`. It checks the requests the Worker sends, the rate-limit retry, the filter-bug
 // guard, that errors come back as refusals, the GDPR notice for people from countries outside
-// VibeSell's vocabulary, and two imports run side by side kept within the plan's allowance.
+// VibeSell's vocabulary, and a second import approved while one runs waiting for it, then kept
+// within the plan's allowance.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect, endsWithNotice } from "./harness.mjs";
