@@ -328,6 +328,16 @@ impl Tool for StartCheckout {
         if current.payment_pending() {
             return Err(Refusal::guidance(PAYMENT_PENDING.trim_start()));
         }
+        // One page made at a time: the workspace's object takes other calls while the provider
+        // makes one, and two made side by side, for two plans, would both be payable (audit
+        // finding; `billing::LastCheckout` keeps only the last).
+        let Some(_making) =
+            crate::workspace::approvals::Claim::take(&format!("checkout:{}", cx.principal.workspace))
+        else {
+            return Err(Refusal::guidance(
+                "A payment page is being made for this workspace right now: call start_checkout again in a moment.",
+            ));
+        };
         let customer = current.state.as_ref().and_then(|s| s.customer.clone());
         let svc = cx.services();
         let billing = provider::provider(&svc);

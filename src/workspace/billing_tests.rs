@@ -906,3 +906,15 @@ fn no_second_checkout_while_the_first_payment_is_being_confirmed() {
     assert_eq!(apply_event(&w.db, &w.config, NOW_MS, &failed).unwrap(), Applied::Applied);
     w.ok("start_checkout", json!({ "plan": "starter" }), NOW_MS);
 }
+
+/// A payment page is made one at a time per workspace: two made side by side, for two plans, could
+/// both be paid (audit finding).
+#[test]
+fn one_payment_page_is_made_at_a_time() {
+    let w = World::new();
+    let making = crate::workspace::approvals::Claim::take("checkout:ws_1").unwrap();
+    let refused = w.refused("start_checkout", json!({ "plan": "starter" }), NOW_MS);
+    assert!(refused.contains("being made for this workspace right now"), "{refused}");
+    drop(making);
+    w.ok("start_checkout", json!({ "plan": "starter" }), NOW_MS);
+}
