@@ -810,9 +810,8 @@ impl Tool for CheckDomains {
                 (true, true, Some(p)) => {
                     format!("available, {}{}", p.display(), if d.premium { " (premium)" } else { "" })
                 }
-                (true, _, _) => {
-                    format!("available but not suitable: {}", d.reason.clone().unwrap_or_default())
-                }
+                // Not said to be available: the user's own domain is one (journey finding).
+                (true, _, _) => format!("not suitable: {}", d.reason.clone().unwrap_or_default()),
                 (false, _, _) => {
                     format!("not available ({})", d.reason.clone().unwrap_or_else(|| "taken".into()))
                 }

@@ -518,6 +518,12 @@ fn check_domains_prices_and_flags_unsuitable_names() {
     w.offer();
     let q = w.ok("check_domains", json!({ "domains": ["ledgerly.io", "getledgerly.com", "https://www.TryLedgerly.com/", "google.com"] }), NOW_MS);
     assert_eq!(q["kind"], "domain_quote");
+    // Registrable yet unsuitable is not said to be available (journey finding).
+    let text = w.call("check_domains", json!({ "domains": ["get-ledgerly.com"] }), NOW_MS).text;
+    assert!(
+        text.contains("- get-ledgerly.com — not suitable: get-ledgerly.com: hyphens and digits"),
+        "{text}"
+    );
     let d = q["domains"].as_array().unwrap();
     assert_eq!(d.len(), 4);
     assert_eq!(d[0]["suitable"], false);
