@@ -281,16 +281,20 @@ fn canon(
                 let suggestions = vocab::suggest(raw, candidates(), 3);
                 let mut p = format!("`{field}`: {:?} is not a value the lead provider knows", raw.trim());
                 if suggestions.is_empty() {
-                    let examples: Vec<&str> = {
-                        let mut seen: Vec<&str> = Vec::new();
-                        for (_, c) in candidates() {
-                            if !seen.contains(&c) {
-                                seen.push(c);
-                            }
+                    let mut known: Vec<&str> = Vec::new();
+                    for (_, c) in candidates() {
+                        if !known.contains(&c) {
+                            known.push(c);
                         }
-                        seen.into_iter().take(8).collect()
-                    };
-                    p.push_str(&format!(" (known values include: {})", quoted(&examples)));
+                    }
+                    // A short vocabulary (industries, sizes) is given whole, so that the closest
+                    // value can be picked even when no word is shared ("Metal Fabrication" is
+                    // Manufacturing; journey finding: the first eight industries were listed).
+                    if known.len() <= 40 {
+                        p.push_str(&format!(" (the known values: {})", quoted(&known)));
+                    } else {
+                        p.push_str(&format!(" (known values include: {})", quoted(&known[..8])));
+                    }
                 } else {
                     p.push_str(&format!("; did you mean {}?", or_list(&suggestions)));
                 }
@@ -510,6 +514,14 @@ mod tests {
         assert!(text.contains("known values include") || text.contains("did you mean"), "{text}");
         assert!(text.contains("exclude_company_domains"), "{text}");
         assert_eq!(problems.len(), 5, "{text}");
+        // A short vocabulary is given whole when nothing is close (journey finding).
+        let problems = Vocabulary::SANDBOX
+            .validate(&args(serde_json::json!({ "industries": ["Metal Fabrication"] })))
+            .unwrap_err();
+        assert!(
+            problems[0].contains("(the known values: ") && problems[0].contains("\"Manufacturing\""),
+            "{problems:?}"
+        );
     }
 
     #[test]
