@@ -181,7 +181,11 @@ impl Tool for GetPlansAndBilling {
             simulated,
         };
         let c = &view.current;
-        let mut text = format!("**Plan: {}** ({}/month, {})", c.name, c.price.display(), c.status);
+        // The provider's status, when there is a subscription to have one.
+        let mut text = match c.status.as_str() {
+            "none" => format!("**Plan: {}** ({}/month)", c.name, c.price.display()),
+            status => format!("**Plan: {}** ({}/month, {status})", c.name, c.price.display()),
+        };
         if let Some(at) = c.renews_at {
             let verb = if c.cancel_at_period_end { "ends" } else { "renews" };
             text.push_str(&format!(", {verb} {}", crate::dates::utc_minute(at)));

@@ -917,7 +917,8 @@ impl Action for StopCampaign {
             summary: format!("Stop {}", c.name),
             impact: vec![
                 format!(
-                    "Stops sending now: up to {} emails still to come for {} wait until the campaign is resumed.",
+                    "Stops sending now: up to {} emails still to come wait until the campaign is resumed ({} \
+                     still reachable).",
                     n(left),
                     plural(store::remaining_leads(cx.db, &c.id, None)?, "lead", "leads")
                 ),
@@ -986,7 +987,7 @@ impl Action for ResumeCampaign {
         let spec = &c.plan.spec;
         let mut impact = vec![
             format!(
-                "Sends again: up to {} more emails to {}, at most {} a day, {}; about {} business days.",
+                "Sends again: up to {} more emails ({} still reachable), at most {} a day, {}; about {} business days.",
                 n(left),
                 plural(store::remaining_leads(cx.db, &c.id, None)?, "lead", "leads"),
                 spec.daily_limit,

@@ -135,8 +135,18 @@ fn a_launch_or_resume_approved_after_a_mailbox_went_bad_sends_nothing() {
     attention("ready");
     assert_eq!(launch(&w, ready)["status"], "done");
     let stop = w.ok("stop_campaign", json!({}), ready + DAY);
+    // The leads counted are those still reachable, not those the emails left go to (second
+    // journey walk).
+    assert!(
+        stop["impact"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("wait until the campaign is resumed (60 leads still reachable)."),
+        "{stop}"
+    );
     assert_eq!(w.approve(&stop, ready + DAY)["status"], "done");
     let resume = w.ok("resume_campaign", json!({}), ready + DAY);
+    assert!(resume["impact"].to_string().contains("more emails (60 leads still reachable)"), "{resume}");
     attention("attention");
     assert!(
         w.refused("resume_campaign", json!({}), ready + DAY)
@@ -227,6 +237,26 @@ fn a_launch_is_not_carried_out_when_the_platform_holds_more_leads_than_approved(
             .unwrap()
             .contains("holds 61 leads in this campaign where the approval counted 60"),
         "{decided}"
+    );
+}
+
+/// Ready mailboxes point to what comes next for the campaign: its launch once staged, nothing
+/// to stage once it sends (second journey walk: "call stage_campaign" while it was sending).
+#[test]
+fn the_setup_points_to_the_campaign_once_there_is_one() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let setup = |at: i64| w.call("get_sending_setup", json!({}), at).text;
+    assert!(
+        setup(ready).ends_with("Next: launch_campaign (an approval the user decides)."),
+        "{}",
+        setup(ready)
+    );
+    assert_eq!(launch(&w, ready)["status"], "done");
+    assert!(
+        setup(ready).ends_with("The campaign is under way: get_campaign shows how it goes."),
+        "{}",
+        setup(ready)
     );
 }
 

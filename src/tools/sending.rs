@@ -1922,13 +1922,18 @@ pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
     )))
 }
 
-/// What comes once the mailboxes are ready: staging, after the leads' import if they are not
-/// in yet (journey finding: it said "once the leads are imported" when they were).
+/// What comes once the mailboxes are ready: the campaign under way or staged, else staging,
+/// after the leads' import if they are not in yet (journey findings: it said "once the leads are
+/// imported" when they were, and "call stage_campaign" while a campaign was sending).
 fn next_when_ready(cx: &ToolCx<'_>) -> Result<&'static str, Refusal> {
-    Ok(if crate::workspace::leads::count(cx.db)? > 0 {
-        "Next: call stage_campaign."
-    } else {
-        "Next: import the leads (import_leads, an approval the user decides), then call stage_campaign."
+    use crate::workspace::campaigns::State;
+    Ok(match crate::workspace::campaigns::find(cx.db, None)?.map(|c| c.state) {
+        Some(State::Active | State::Paused | State::Stopped) => {
+            "The campaign is under way: get_campaign shows how it goes."
+        }
+        Some(State::Draft) => "Next: launch_campaign (an approval the user decides).",
+        _ if crate::workspace::leads::count(cx.db)? > 0 => "Next: call stage_campaign.",
+        _ => "Next: import the leads (import_leads, an approval the user decides), then call stage_campaign.",
     })
 }
 

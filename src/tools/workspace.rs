@@ -150,10 +150,10 @@ impl Tool for GetWorkspaceContext {
         planning_lines(&planning, &mut text);
         if let Some(sz) = &sending.sizing {
             text.push_str(&format!(
-                "- Sending: {} emails a day from {} mailboxes on {} domains{}",
+                "- Sending: {} emails a day from {} on {}{}",
                 sz.emails_per_day,
-                sz.mailboxes,
-                sz.domains,
+                crate::plans::plural(sz.mailboxes, "mailbox", "mailboxes"),
+                crate::plans::plural(sz.domains, "domain", "domains"),
                 if sz.confirmed { "" } else { " (sizing not confirmed)" }
             ));
             if let Some(c) = &sending.campaign {

@@ -97,6 +97,10 @@ fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
     let w = World::new();
     let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS);
     assert_eq!(plans["kind"], "plans");
+    // No subscription, no status said (second journey walk: "($0/month, none)").
+    assert!(
+        w.call("get_plans_and_billing", json!({}), NOW_MS).text.starts_with("**Plan: Free** ($0/month)\n")
+    );
     assert_eq!(
         (plans["current"]["id"].clone(), plans["current"]["paying"].clone()),
         (json!("free"), json!(false))
