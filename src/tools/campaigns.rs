@@ -559,6 +559,12 @@ impl Tool for GetCampaign {
         let mut text = view_text(&v);
         match v.status {
             State::Draft => text.push_str("\nNext: launch_campaign asks the user to approve sending."),
+            // Paused for the plan, resuming is refused until the plan allows it (second journey
+            // walk: it offered resume_campaign, which then refused).
+            State::Paused if v.paused_by == Some(PausedBy::Plan) => text.push_str(
+                "\nTo send again: first a plan that allows it (get_plans_and_billing shows them; the user pays), \
+                 then resume_campaign, which the user approves.",
+            ),
             State::Paused => text.push_str("\nTo send again, resume_campaign asks the user to approve it."),
             _ => {}
         }

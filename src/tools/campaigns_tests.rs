@@ -940,6 +940,9 @@ fn a_plan_that_ends_pauses_the_campaigns_it_no_longer_allows() {
         paused["pauseReason"].as_str().unwrap().contains("the Free plan allows 0 active campaigns"),
         "{paused}"
     );
+    // The way back is the plan first (second journey walk: it offered resume_campaign alone).
+    let text = w.call("get_campaign", json!({}), ready + 2 * DAY).text;
+    assert!(text.ends_with("then resume_campaign, which the user approves."), "{text}");
     let sent = paused["stats"]["sent"].as_i64().unwrap();
     w.run_jobs_until(ready + 6 * DAY);
     assert_eq!(w.ok("get_campaign", json!({}), ready + 6 * DAY)["stats"]["sent"].as_i64().unwrap(), sent);
