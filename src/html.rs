@@ -26,6 +26,14 @@ pub fn invisible(c: char) -> bool {
         )
 }
 
+/// `text` cut to at most `max` characters, `…` after it when something was cut.
+pub fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
 /// Escapes text for HTML element content and quoted attribute values.
 pub fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());

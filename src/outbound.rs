@@ -20,9 +20,7 @@ pub fn said(provider: &str, text: &str) -> Option<String> {
         .filter(|c| !crate::html::invisible(*c))
         .collect();
     let text = text.trim();
-    let cut = text.char_indices().nth(160).map_or(text, |(at, _)| &text[..at]);
-    let more = if cut.len() < text.len() { "…" } else { "" };
-    (!text.is_empty()).then(|| format!("{provider} said: \"{cut}{more}\""))
+    (!text.is_empty()).then(|| format!("{provider} said: \"{}\"", crate::html::cut(text, 160)))
 }
 
 /// A request to another service.

@@ -67,19 +67,13 @@ pub fn initialize_result(version: Version, principal: &Principal) -> Value {
 /// The serialised `initialize` result, built once per isolate for each (version, can act):
 /// it depends on nothing else, and `initialize` is the one call every connection makes.
 pub fn initialize_json(version: Version, principal: &Principal) -> Rc<str> {
-    // A handful of entries at most: a list, whose code is smaller than a map's.
     type Key = (Version, bool);
     thread_local! {
         static CACHE: RefCell<Vec<(Key, Rc<str>)>> = const { RefCell::new(Vec::new()) };
     }
-    let key = (version, principal.scopes.act);
-    if let Some(json) =
-        CACHE.with(|cache| cache.borrow().iter().find(|(k, _)| *k == key).map(|(_, j)| Rc::clone(j)))
-    {
-        return json;
-    }
-    let json: Rc<str> = initialize_result(version, principal).to_string().into();
-    CACHE.with(|cache| cache.borrow_mut().push((key, Rc::clone(&json))));
+    let Ok(json) = crate::tools::once_per_isolate(&CACHE, (version, principal.scopes.act), || {
+        Ok::<Rc<str>, std::convert::Infallible>(initialize_result(version, principal).to_string().into())
+    });
     json
 }
 

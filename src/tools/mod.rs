@@ -50,11 +50,7 @@ pub fn framed(what: &str, id: &str, from: &str, body: &str) -> String {
 /// One line of untrusted text for inside a [`framed`] block: no line breaks of any kind, so a
 /// field cannot pass for a line of its own, and at most [`ONE_LINE_CHARS`] characters.
 pub fn one_line(text: &str) -> String {
-    let text = visible(text).replace('\n', " ");
-    match text.char_indices().nth(ONE_LINE_CHARS) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text,
-    }
+    crate::html::cut(&visible(text).replace('\n', " "), ONE_LINE_CHARS)
 }
 
 /// The `notice` of a result that carries a lead provider's fields (people, the emails they
@@ -76,6 +72,22 @@ fn visible(text: &str) -> String {
         })
         .filter(|c| !crate::html::invisible(*c))
         .collect()
+}
+
+/// The value `make` gives for `key`, made once per isolate and kept in `cache`: a list searched
+/// in order, whose code is smaller than a map's (docs/scale.md, "Size"), for caches of a few
+/// dozen entries at most. A failure is not kept.
+pub(crate) fn once_per_isolate<K: PartialEq, V: Clone, E>(
+    cache: &'static std::thread::LocalKey<RefCell<Vec<(K, V)>>>,
+    key: K,
+    make: impl FnOnce() -> Result<V, E>,
+) -> Result<V, E> {
+    if let Some(v) = cache.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())) {
+        return Ok(v);
+    }
+    let v = make()?;
+    cache.with(|c| c.borrow_mut().push((key, v.clone())));
+    Ok(v)
 }
 
 /// Every tool: read tools first, then action tools, then app-only tools.
@@ -134,18 +146,11 @@ pub fn find(name: &str) -> Option<&'static dyn DynTool> {
 /// listed with a wrong contract.
 pub fn list_json(principal: &Principal, version: Version) -> Rc<str> {
     type Key = (Version, bool, bool, bool);
-    // A handful of entries at most: a list, whose code is smaller than a map's.
     thread_local! {
         static CACHE: RefCell<Vec<(Key, Rc<str>)>> = const { RefCell::new(Vec::new()) };
     }
     let s = principal.scopes;
-    let key = (version, s.read, s.act, principal.app);
-    if let Some(json) =
-        CACHE.with(|cache| cache.borrow().iter().find(|(k, _)| *k == key).map(|(_, j)| Rc::clone(j)))
-    {
-        return json;
-    }
-    let json: Rc<str> = {
+    let Ok(json) = once_per_isolate(&CACHE, (version, s.read, s.act, principal.app), || {
         let visible: Vec<_> = ALL
             .iter()
             .filter(|t| t.access().allows(principal))
@@ -159,9 +164,8 @@ pub fn list_json(principal: &Principal, version: Version) -> Rc<str> {
             registry::descriptor(*tool, schemas, version).write_json(&mut json);
         }
         json.push_str("]}");
-        json.into()
-    };
-    CACHE.with(|cache| cache.borrow_mut().push((key, Rc::clone(&json))));
+        Ok::<Rc<str>, std::convert::Infallible>(json.into())
+    });
     json
 }
 

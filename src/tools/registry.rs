@@ -395,25 +395,15 @@ impl<T: Tool> DynTool for T {
 fn check_arguments(tool: &dyn DynTool, arguments: &mut Value) -> Result<(), Refusal> {
     use std::cell::RefCell;
     use std::rc::Rc;
-    // At most one entry per tool: a list, whose code is smaller than a map's (docs/scale.md, "Size").
     thread_local! {
         static CACHE: RefCell<Vec<(&'static str, Rc<Value>)>> = const { RefCell::new(Vec::new()) };
     }
-    let name = tool.name();
-    let cached =
-        CACHE.with(|cache| cache.borrow().iter().find(|(n, _)| *n == name).map(|(_, s)| Rc::clone(s)));
-    let schema = match cached {
-        Some(schema) => schema,
-        None => {
-            let parsed = tool
-                .schemas()
-                .and_then(|s| crate::json::parse(&*s.input).ok())
-                .ok_or_else(|| Refusal::Internal(format!("no input schema for {}", tool.name())))?;
-            let schema = Rc::new(parsed);
-            CACHE.with(|cache| cache.borrow_mut().push((name, Rc::clone(&schema))));
-            schema
-        }
-    };
+    let schema = super::once_per_isolate(&CACHE, tool.name(), || {
+        tool.schemas()
+            .and_then(|s| crate::json::parse(&*s.input).ok())
+            .map(Rc::new)
+            .ok_or_else(|| Refusal::Internal(format!("no input schema for {}", tool.name())))
+    })?;
     schema::validate_arguments(&schema, arguments).map_err(Refusal::InvalidArguments)
 }
 
