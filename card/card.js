@@ -736,6 +736,7 @@
           o ? o.valueProposition || o.description : "Start by telling VibeSell what you sell."),
         isNum(d.pendingApprovalCount) && d.pendingApprovalCount > 0 ? notice("warn", plural(d.pendingApprovalCount, "decision") + (d.pendingApprovalCount === 1 ? " waits" : " wait") + " for you:",
           list(d.pendingApprovals).map(function (a) { return a.summary; }).filter(isStr).join("; ")) : null,
+        isObj(c) && isStr(c.pauseReason) ? notice("warn", "Campaign paused.", c.pauseReason) : null,
         el("div", { class: "progress", "aria-hidden": "true" }, el("span", { style: { width: (journey.length ? 100 * done / journey.length : 0).toFixed(1) + "%" } })),
         el("ol", { class: "journey" }, journey.map(function (s) {
           return el("li", { class: s.status, title: human(s.status) }, el("span", { class: "node", "aria-hidden": "true" }, s.status === "done" ? "✓" : ""), s.title);

@@ -126,13 +126,23 @@ fn rate(leads: u64, bp: u32) -> u64 {
     (leads / 10_000).saturating_mul(bp).saturating_add((leads % 10_000 * bp + 5_000) / 10_000)
 }
 
+/// Adds `n` follow-ups due at `key` to `due`, kept in key order.
+fn wait_for(due: &mut Vec<((u64, usize), u64)>, key: (u64, usize), n: u64) {
+    match due.binary_search_by_key(&key, |(k, _)| *k) {
+        Ok(i) => due[i].1 += n,
+        Err(i) => due.insert(i, (key, n)),
+    }
+}
+
 /// Simulates the campaign.
 pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
     let steps = input.waits.len() as u64 + 1;
     let capacity = input.daily_capacity.max(1);
     let first_day = next_weekday(input.start);
-    // Follow-ups waiting: (due day index, step index of the email due, how many).
-    let mut due: std::collections::BTreeMap<(u64, usize), u64> = std::collections::BTreeMap::new();
+    // Follow-ups waiting: ((due day index, step index of the email due), how many), in key order.
+    // A sorted list rather than a `BTreeMap`: it holds a few dozen entries, and the tree's code for
+    // this one key type was its own copy in the module (docs/scale.md, "Size").
+    let mut due: Vec<((u64, usize), u64)> = Vec::new();
     let mut remaining = input.leads;
     let (mut sending_days, mut peak, mut last_index, mut all_contacted_index) = (0u64, 0u64, 0u64, 0u64);
     let mut day_index = 0u64;
@@ -152,25 +162,25 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
         // The ramp counts the days that sent, as the platform does.
         let mut left = input.ramp.capacity(sending_days + 1, capacity).max(1);
         let mut sent = 0;
-        // Oldest follow-ups first.
-        let ready: Vec<(u64, usize)> = due.range(..(day_index + 1, 0)).map(|(k, _)| *k).collect();
-        for key in ready {
+        // Oldest follow-ups first. Those they lead to are added after, so that one due today is
+        // sent from the next sending day, as before.
+        let ready = due.partition_point(|(k, _)| k.0 <= day_index);
+        let mut next = Vec::new();
+        for ((_, step), count) in &mut due[..ready] {
             if left == 0 {
                 break;
             }
-            let Some(count) = due.get_mut(&key) else { continue };
             let n = (*count).min(left);
             *count -= n;
             left -= n;
             sent += n;
-            if *count == 0 {
-                due.remove(&key);
+            if *step + 1 < steps as usize {
+                next.push(((day_index + u64::from(input.waits[*step]), *step + 1), n));
             }
-            let step = key.1;
-            if step + 1 < steps as usize {
-                let wait = u64::from(input.waits[step]);
-                *due.entry((day_index + wait, step + 1)).or_default() += n;
-            }
+        }
+        due.retain(|(_, count)| *count > 0);
+        for (key, n) in next {
+            wait_for(&mut due, key, n);
         }
         // Then new leads.
         if remaining > 0 && left > 0 {
@@ -178,7 +188,7 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
             remaining -= n;
             sent += n;
             if steps > 1 {
-                *due.entry((day_index + u64::from(input.waits[0]), 1)).or_default() += n;
+                wait_for(&mut due, (day_index + u64::from(input.waits[0]), 1), n);
             }
             if remaining == 0 {
                 all_contacted_index = day_index;

@@ -943,6 +943,15 @@ fn a_plan_that_ends_pauses_the_campaigns_it_no_longer_allows() {
     // The way back is the plan first (second journey walk: it offered resume_campaign alone).
     let text = w.call("get_campaign", json!({}), ready + 2 * DAY).text;
     assert!(text.ends_with("then resume_campaign, which the user approves."), "{text}");
+    // The workspace's view says why too (second journey walk: it showed `paused` alone).
+    let context = w.call("get_workspace_context", json!({}), ready + 2 * DAY);
+    assert!(
+        context.text.contains("- Campaign paused: Paused by VibeSell: the Free plan allows 0"),
+        "{}",
+        context.text
+    );
+    let summary = &context.structured.as_ref().unwrap()["sending"]["campaign"];
+    assert_eq!(summary["pauseReason"], paused["pauseReason"], "{summary}");
     let sent = paused["stats"]["sent"].as_i64().unwrap();
     w.run_jobs_until(ready + 6 * DAY);
     assert_eq!(w.ok("get_campaign", json!({}), ready + 6 * DAY)["stats"]["sent"].as_i64().unwrap(), sent);

@@ -313,11 +313,14 @@ impl Tool for PreviewLeadSample {
             t
         };
         if !leads.is_empty() {
-            text.push_str(if t.confirmed {
-                " The target is confirmed; next come the playbook and the emails."
+            if t.confirmed {
+                text.push_str(" The target is confirmed.");
+                text.push_str(super::target::after_target(cx)?);
             } else {
-                " Ask the user whether these are the right people; when they agree, call confirm_target."
-            });
+                text.push_str(
+                    " Ask the user whether these are the right people; when they agree, call confirm_target.",
+                );
+            }
         }
         Ok(Reply::new(
             text,

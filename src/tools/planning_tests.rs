@@ -162,8 +162,11 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
     );
     assert_eq!(ok(&db, "get_workspace_context", json!({}))["nextStep"]["tool"], "confirm_target");
 
-    let confirmed = ok(&db, "confirm_target", json!({}));
-    assert_eq!(confirmed["confirmed"], true);
+    let confirmed = call(&db, "confirm_target", json!({}));
+    assert_eq!(confirmed.structured.as_ref().unwrap()["confirmed"], true);
+    assert!(
+        confirmed.text.ends_with("Next: write the playbook (save_playbook) and the emails (save_sequence).")
+    );
     let ctx = ok(&db, "get_workspace_context", json!({}));
     assert_eq!(ctx["nextStep"]["tool"], "save_playbook");
     let status = |ctx: &Value, step: &str| {
@@ -226,13 +229,23 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
     assert!(first["html"].as_str().unwrap().contains(">Unsubscribe</a>"));
     assert!(first["checks"].as_array().unwrap().iter().all(|c| c["status"] != "fail"));
     assert_eq!(personal_data::recent(&db, 10).unwrap().len(), 2, "the rendered lead is logged too");
+    // Once the emails are approved, the target's tools no longer send the user back to write them
+    // (second journey walk).
+    for (tool, args) in [("confirm_target", json!({})), ("preview_lead_sample", json!({"count": 1}))] {
+        let text = call(&db, tool, args).text;
+        assert!(
+            text.contains("The emails are approved already: get_workspace_context gives the next step."),
+            "{text}"
+        );
+        assert!(!text.contains("save_playbook"), "{text}");
+    }
 
     let ctx = ok(&db, "get_workspace_context", json!({}));
     for step in ["offer", "target", "lead_pool", "sequence", "first_email"] {
         assert_eq!(status(&ctx, step), "done", "{step}");
     }
     assert_eq!(ctx["sequence"]["approved"], true);
-    assert_eq!(ctx["personalDataAccess"]["accesses"], 2);
+    assert_eq!(ctx["personalDataAccess"]["accesses"], 3, "the second preview is logged too");
 
     // The estimate for a list of the pool's size.
     let est = ok(&db, "estimate_campaign_plan", json!({"lead_count": 600}));
@@ -344,6 +357,28 @@ fn read_only_connections_see_the_planning_state_but_cannot_change_it() {
     assert_eq!(ctx["target"]["description"], "CFOs");
     assert!(ctx["nextStep"].get("tool").is_none());
     assert!(ctx["nextStep"]["why"].as_str().unwrap().contains("read-only"));
+    // A read tool whose answer names tools that change things says which of them this connection
+    // cannot call (second journey walk: get_plans_and_billing sent it to start_checkout); the
+    // same answer to a connection that can act says nothing of the kind.
+    let ask = |scopes| {
+        let c = ToolCall {
+            tool: "get_plans_and_billing".into(),
+            arguments: json!({}),
+            principal: principal(scopes, false),
+            request_id: "r".into(),
+            structured_content: true,
+        };
+        block_on(call_tool(&db, &test_config(), &crate::outbound::NoNetwork, c, NOW_MS)).text
+    };
+    let read = ask(ScopeSet::READ);
+    assert!(
+        read.ends_with(
+            "This connection is read-only, so it cannot call start_checkout: the user needs \
+             to reconnect VibeSell with read and act access for that."
+        ),
+        "{read}"
+    );
+    assert!(!ask(ScopeSet::FULL).contains("read-only"));
 }
 
 /// The card's fixtures for the planning kinds (`tests/fixtures/card/`) are what these tools

@@ -383,7 +383,7 @@ impl<T: Tool> DynTool for T {
                 },
                 Err(refusal) => Err(refusal),
             };
-            finish(result, T::NAME, cx.request_id)
+            finish(result, T::NAME, cx)
         })
     }
 }
@@ -411,16 +411,45 @@ fn check_arguments(tool: &dyn DynTool, arguments: &mut Value) -> Result<(), Refu
 fn finish(
     result: Result<(String, serde_json::Result<Value>), Refusal>,
     tool: &str,
-    request_id: &str,
+    cx: &ToolCx<'_>,
 ) -> ToolOutcome {
-    match result {
+    let mut out = match result {
         Ok((text, Ok(data))) => {
             ToolOutcome { text, structured: Some(data), outcome: Outcome::Ok, detail: None }
         }
         Ok((_, Err(e))) => {
-            ToolOutcome::refusal(&Refusal::Internal(format!("serialising output: {e}")), tool, request_id)
+            ToolOutcome::refusal(&Refusal::Internal(format!("serialising output: {e}")), tool, cx.request_id)
         }
-        Err(refusal) => ToolOutcome::refusal(&refusal, tool, request_id),
+        Err(refusal) => ToolOutcome::refusal(&refusal, tool, cx.request_id),
+    };
+    out_of_reach(&mut out.text, cx.principal);
+    out
+}
+
+/// Tells a connection without `mcp:act` which of the tools its answer names it cannot call, so
+/// that the model tells the user instead of trying them (second journey walk: a read-only
+/// connection was told to call upgrade_plan). Said once, after the answer, in one place for
+/// every tool rather than in each text that names a next step.
+fn out_of_reach(text: &mut String, principal: &Principal) {
+    if principal.scopes.contains(Scope::Act) {
+        return;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let named = |name: &str| {
+        text.match_indices(name)
+            .any(|(at, _)| !text[..at].ends_with(word) && !text[at + name.len()..].starts_with(word))
+    };
+    let out: Vec<&str> = super::ALL
+        .iter()
+        .filter(|t| !t.access().allows(principal) && named(t.name()))
+        .map(|t| t.name())
+        .collect();
+    if !out.is_empty() {
+        text.push_str(&format!(
+            "\n\nThis connection is read-only, so it cannot call {}: the user needs to reconnect VibeSell with \
+             read and act access for that.",
+            out.join(", ")
+        ));
     }
 }
 

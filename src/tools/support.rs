@@ -103,12 +103,21 @@ impl Tool for ContactSupport {
             .into_iter()
             .map(|a| json!({ "id": a.id, "action": a.action, "summary": a.summary }))
             .collect();
+        // An id that names no approval of this workspace is refused rather than sent: the team
+        // would get a request about nothing they can see (second journey walk).
         let related = match input.approval_id.as_deref().map(str::trim) {
-            Some(id) => Some(match approvals::load(cx.db, id)? {
-                Some(a) => json!({ "id": a.id, "action": a.action, "state": a.state, "summary": a.summary,
-                                   "result": a.result, "decidedAt": a.decided_at }),
-                None => json!({ "id": id, "found": false }),
-            }),
+            Some(id) => match approvals::load(cx.db, id)? {
+                Some(a) => {
+                    Some(json!({ "id": a.id, "action": a.action, "state": a.state, "summary": a.summary,
+                                        "result": a.result, "decidedAt": a.decided_at }))
+                }
+                None => {
+                    return Err(Refusal::InvalidArguments(format!(
+                        "no approval `{id}` in this workspace: list_pending_approvals shows the open ones; \
+                         leave `approval_id` out to send the request without one"
+                    )));
+                }
+            },
             None => None,
         };
         let context = json!({
@@ -188,7 +197,7 @@ mod tests {
         let out = call(
             &db,
             json!({"category": "billing", "subject": " Charged twice ", "message": "Two charges in November.",
-                   "reply_to": "anna@ledgerly.io", "approval_id": "apr_missing"}),
+                   "reply_to": "anna@ledgerly.io"}),
             NOW_MS,
         );
         assert_eq!(out.outcome, Outcome::Ok, "{}", out.text);
@@ -206,9 +215,38 @@ mod tests {
         let crate::store::SqlValue::Text(context) = &rows[0][0] else { panic!("context") };
         let context: Value = serde_json::from_str(context).unwrap();
         assert_eq!(context["plan"], json!({"id": "free", "status": "none"}));
-        assert_eq!(context["relatedApproval"], json!({"id": "apr_missing", "found": false}));
+        assert_eq!(context["relatedApproval"], Value::Null);
         assert_eq!(context["requestId"], "req_9");
         assert_eq!(rows[0][1], crate::store::SqlValue::Text("user_1".into()));
+    }
+
+    #[test]
+    fn the_approval_it_is_about_is_attached() {
+        let db = MemoryDb::new();
+        let config = test_config();
+        let who = principal(ScopeSet::FULL, true);
+        crate::workspace::open(&db, &who, NOW_MS).unwrap();
+        let cx = crate::tools::ToolCx {
+            db: &db,
+            principal: &who,
+            config: &config,
+            now_ms: NOW_MS,
+            request_id: "req_1",
+            outbound: &NoNetwork,
+        };
+        let args = crate::testing::ProbeArgs { label: "a".into(), outcome: crate::testing::ProbeOutcome::Ok };
+        let asked =
+            block_on(crate::workspace::approvals::request(&cx, &crate::testing::Probe, args)).unwrap();
+        let id = asked.data.approval.id;
+        let out = call(&db, json!({"subject": "s", "message": "m", "approval_id": id}), NOW_MS);
+        assert_eq!(out.outcome, Outcome::Ok, "{}", out.text);
+        let rows =
+            (&db as &dyn Db).query(Stmt::new("SELECT context FROM support_requests", vec![])).unwrap().rows;
+        let crate::store::SqlValue::Text(context) = &rows[0][0] else { panic!("context") };
+        let context: Value = serde_json::from_str(context).unwrap();
+        assert_eq!(context["relatedApproval"]["id"], id.as_str());
+        assert_eq!(context["relatedApproval"]["action"], "probe");
+        assert_eq!(context["relatedApproval"]["state"], "pending");
     }
 
     #[test]
@@ -218,6 +256,7 @@ mod tests {
             (json!({"subject": "x", "message": "y", "reply_to": "not an email"}), "reply_to"),
             (json!({"subject": "  ", "message": "y"}), "blank"),
             (json!({"subject": "x", "message": "y", "category": "urgent"}), "category"),
+            (json!({"subject": "x", "message": "y", "approval_id": "apr_missing"}), "list_pending_approvals"),
         ] {
             let out = call(&db, args, NOW_MS);
             assert_eq!(out.outcome, Outcome::Refused);

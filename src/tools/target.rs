@@ -194,7 +194,7 @@ impl Tool for ConfirmTarget {
         }
         if t.confirmed {
             return Ok(Reply::new(
-                "The target was already confirmed; nothing changed. Next: the playbook and emails (save_playbook).",
+                format!("The target was already confirmed; nothing changed.{}", after_target(cx)?),
                 TargetView { target: t, changed: false, unconfirmed: false },
             ));
         }
@@ -209,7 +209,17 @@ impl Tool for ConfirmTarget {
             Some(n) => text.push_str(&format!(" {} people match it.", crate::plans::group_thousands(n))),
             None => text.push_str(" It was not counted yet: estimate_lead_pool shows how many people match."),
         }
-        text.push_str(" Next: write the playbook (save_playbook) and the emails (save_sequence).");
+        text.push_str(after_target(cx)?);
         Ok(Reply::new(text, TargetView { target: saved, changed: true, unconfirmed: false }))
     }
+}
+
+/// What follows a confirmed target: the playbook and the emails, unless the user already approved
+/// them (second journey walk: both tools sent the user back to steps done).
+pub(super) fn after_target(cx: &ToolCx<'_>) -> Result<&'static str, Refusal> {
+    Ok(if crate::workspace::sequence::load(cx.db)?.is_some_and(|q| q.approved) {
+        " The emails are approved already: get_workspace_context gives the next step."
+    } else {
+        " Next: write the playbook (save_playbook) and the emails (save_sequence)."
+    })
 }

@@ -174,6 +174,11 @@ impl Tool for GetWorkspaceContext {
             } else {
                 text.push('\n');
             }
+            // Said here too, not only by get_campaign: a campaign the plan paused looked paused for
+            // no reason (second journey walk).
+            if let Some(why) = sending.campaign.as_ref().and_then(|c| c.pause_reason.as_deref()) {
+                text.push_str(&format!("- Campaign paused: {why}\n"));
+            }
         }
         let done = journey.iter().filter(|s| s.status == journey::Status::Done).count();
         text.push_str(&format!("- Journey: {done} of {} steps done\n", journey.len()));

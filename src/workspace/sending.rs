@@ -601,6 +601,9 @@ pub struct CampaignSummary {
     pub sent: u32,
     /// Leads who replied in person.
     pub replied: u32,
+    /// Why it is paused, when it is: who paused it and what lifts the pause.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_reason: Option<String>,
 }
 
 /// The sizing in a few figures.
@@ -630,6 +633,7 @@ pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
         leads: c.leads,
         sent: c.stats.sent,
         replied: c.stats.replied,
+        pause_reason: c.pause_reason.filter(|_| c.state == super::campaigns::State::Paused),
     });
     let (replies, replies_unread) = super::campaigns::count_replies(db, None, None)?;
     Ok(Summary {
