@@ -437,9 +437,9 @@ impl Tool for StageCampaign {
                 if platform.totals(&pid).await.map_err(refusal)?.0 != platform::CampaignStatus::Draft {
                     return Err(Refusal::guidance(
                         "The sending platform has already started this campaign, which is still a draft here: a \
-                         launch whose answer was lost may have started it. Nothing was changed. A launch still being \
-                         carried out records it as launched within minutes (get_campaign); otherwise contact support \
-                         (contact_support).",
+                         launch whose answer was lost may have started it. Nothing was changed. It is recorded as launched \
+                         once VibeSell sees it sending (get_campaign); if it is still a draft after the launch's \
+                         approval has ended, contact support (contact_support).",
                     ));
                 }
                 platform.update_campaign(&pid, &spec).await.map_err(refusal)?;

@@ -821,6 +821,42 @@ fn a_retried_launch_that_had_started_is_recorded_as_launched() {
     assert_eq!((launched["id"].clone(), launched["status"].clone()), (draft["id"].clone(), json!("active")));
 }
 
+/// A launch the watchdog gave up on with its outcome unknown, whose start had gone through at the
+/// platform: the next sync finds the draft sending and records it as launched (audit finding: it
+/// stayed a draft here, its replies and bounces unread, while the platform sent it). One whose
+/// start had not gone through stays a draft.
+#[test]
+fn a_launch_given_up_unconfirmed_is_recorded_once_seen_sending() {
+    use crate::sending::platform::{self, SendingPlatform};
+    use crate::store::{Db, Stmt};
+    let w = World::new();
+    let (draft, ready) = staged(&w, 120);
+    let approval = w.ok("launch_campaign", json!({}), ready);
+    let give_up = || {
+        w.db.batch(vec![Stmt::new(
+            "UPDATE approvals SET status = 'not_done', result = ? WHERE id = ?",
+            vec![crate::workspace::approvals::UNCONFIRMED.into(), approval["id"].as_str().unwrap().into()],
+        )])
+        .unwrap()
+    };
+    give_up();
+    let still = w.ok("get_campaign", json!({}), ready + 60_000);
+    assert_eq!(still["status"], "draft", "not started at the platform: {still}");
+    // The start had gone through after all, its answer lost.
+    let started = platform::open(&w.db, &w.config, &crate::outbound::NoNetwork, ready).unwrap();
+    let pid = crate::workspace::campaigns::find(&w.db, None).unwrap().unwrap().platform_id.unwrap();
+    block_on(started.activate(&pid)).unwrap();
+    let seen = w.ok("get_campaign", json!({}), ready + 120_000);
+    assert_eq!(
+        (seen["id"].clone(), seen["status"].clone()),
+        (draft["id"].clone(), json!("active")),
+        "{seen}"
+    );
+    assert!(seen["launchedAt"].is_i64(), "{seen}");
+    let plans = w.ok("get_plans_and_billing", json!({}), ready + 120_000);
+    assert_eq!(plans["usage"]["activeCampaigns"], 1, "{plans}");
+}
+
 /// The same for a resume: its retry finds the campaign sending and records it so, though a
 /// re-check (here the plan's active campaigns all taken meanwhile) would refuse it (audit
 /// finding: it stayed "paused by the user" while it sent, and stop_campaign refused to stop it).

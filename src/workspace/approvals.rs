@@ -40,7 +40,7 @@ const WATCHDOG_MS: i64 = 60_000;
 const PROGRESS_STEP_MS: i64 = 1_000;
 /// Why the watchdog gave up: the outcome is unknown, so the approval cannot say that nothing was
 /// done ([`text`] leaves that sentence out for it).
-const UNCONFIRMED: &str = "VibeSell could not confirm the outcome with the provider, so part of it may have been \
+pub(crate) const UNCONFIRMED: &str = "VibeSell could not confirm the outcome with the provider, so part of it may have been \
                            carried out. Contact support (contact_support) with this approval's id so the team can \
                            check it.";
 /// After this many watchdog runs without a definite outcome, the approval is `not_done`.
@@ -973,6 +973,17 @@ async fn execute(svc: &Services<'_>, record: &Record) -> Result<(), ExecError> {
         svc.db.batch(vec![schedule::at::<FinishExecution>(&record.id, svc.now_ms + PROGRESS_STEP_MS)])?;
     }
     outcome
+}
+
+/// Whether an approval of `action` on `campaign` (its `campaignId` argument) was given up by the
+/// watchdog with its outcome unknown: the provider may have carried it out.
+pub fn given_up_on(db: &dyn Db, action: &str, campaign: &str) -> Result<bool, StoreError> {
+    let found = db.query(Stmt::new(
+        "SELECT COUNT(*) FROM approvals WHERE action = ? AND status = 'not_done' AND result = ? \
+         AND json_extract(args, '$.campaignId') = ?",
+        vec![action.into(), UNCONFIRMED.into(), campaign.into()],
+    ))?;
+    Ok(found.scalar_i64().unwrap_or(0) > 0)
 }
 
 /// When to look again at `record` for an approval decided before it that is still executing in

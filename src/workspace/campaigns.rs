@@ -794,7 +794,10 @@ pub async fn sync_campaigns<P: SendingPlatform>(
         let followed = match c.state {
             State::Active => true,
             State::Paused | State::Completed | State::Stopped => at - c.state_at < FOLLOW_AFTER_MS,
-            State::Draft => false,
+            // A launch given up with its outcome unknown may have started it at the platform:
+            // looked at whenever the sync runs, until it is seen sending (then followed as
+            // launched below) or launched again.
+            State::Draft => super::approvals::given_up_on(db, "launch_campaign", &c.id)?,
         };
         if !followed {
             continue;
@@ -802,8 +805,13 @@ pub async fn sync_campaigns<P: SendingPlatform>(
         if let Err(e) = sync_one(db, config, platform, &c, &pid, at, full).await {
             failed.get_or_insert(e);
         }
-        let sending = find(db, Some(&c.id))?.is_some_and(|c| c.state == State::Active);
-        follow = follow.max(if sending { Follow::Sending } else { Follow::Replies });
+        // A draft still a draft does not keep the sync running on its own.
+        let now = find(db, Some(&c.id))?.map(|c| c.state);
+        follow = follow.max(match now {
+            Some(State::Active) => Follow::Sending,
+            Some(State::Draft) => Follow::Nothing,
+            _ => Follow::Replies,
+        });
     }
     mirror_blocklist(db, platform, at).await?;
     failed.map_or(Ok(follow), Err)
@@ -959,6 +967,11 @@ async fn sync_one<P: SendingPlatform>(
     let mut pause: Option<(PausedBy, String)> = None;
     match report.status {
         CampaignStatus::Completed if c.state == State::Active => state = State::Completed,
+        // Started by a launch whose answer was lost and which the watchdog gave up on (only such
+        // a draft is synced): it sends, so it is recorded as launched, its replies, opt-outs and
+        // bounces followed and its place among the plan's active campaigns taken (audit finding:
+        // it stayed a draft here while the platform sent it).
+        CampaignStatus::Active if c.state == State::Draft => state = State::Active,
         // Held by the platform (its bounce protection, unhealthy or suspended mailboxes) until the
         // mailboxes are fixed: paused here, so that it can be resumed, and followed back when the
         // platform sends again (audit finding: taken for stopped for good, it could be neither
