@@ -86,14 +86,17 @@ pub struct Estimate {
     pub sending_days: u64,
     /// Calendar days from the first to the last email.
     pub calendar_days: u64,
+    /// Business days from the first sending day to the last, those without sending included
+    /// (days that only wait for follow-ups): how long the campaign runs.
+    pub span_business_days: u64,
     /// The first and last sending days.
     pub first_day: Date,
     /// See `first_day`.
     pub last_day: Date,
     /// The busiest day's emails (at most the capacity).
     pub peak_emails_per_day: u64,
-    /// The day every lead has received the first email.
-    pub all_contacted_day: Date,
+    /// The day every lead has received the first email; `None` past the horizon.
+    pub all_contacted_day: Option<Date>,
     /// Whether the horizon cut the simulation short.
     pub beyond_horizon: bool,
     /// Replies, from the configured reply rates.
@@ -145,6 +148,7 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
     let mut due: Vec<((u64, usize), u64)> = Vec::new();
     let mut remaining = input.leads;
     let (mut sending_days, mut peak, mut last_index, mut all_contacted_index) = (0u64, 0u64, 0u64, 0u64);
+    let (mut business_days, mut span_business_days) = (0u64, 0u64);
     let mut day_index = 0u64;
     let mut beyond_horizon = false;
     let mut weekly: Vec<u64> = Vec::new();
@@ -159,6 +163,7 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
             day_index += 1;
             continue;
         }
+        business_days += 1;
         // The ramp counts the days that sent, as the platform does.
         let mut left = input.ramp.capacity(sending_days + 1, capacity).max(1);
         let mut sent = 0;
@@ -203,6 +208,7 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
                 weekly[week] += sent;
             }
             sending_days += 1;
+            span_business_days = business_days;
             peak = peak.max(sent);
             last_index = day_index;
         }
@@ -215,10 +221,11 @@ pub fn estimate(input: &Input, d: &Deliverability) -> Estimate {
         new_leads_per_day_steady: (capacity / steps).max(1),
         sending_days,
         calendar_days: if input.leads == 0 { 0 } else { last_index + 1 },
+        span_business_days,
         first_day,
         last_day: day(last_index),
         peak_emails_per_day: peak,
-        all_contacted_day: day(all_contacted_index),
+        all_contacted_day: (remaining == 0).then(|| day(all_contacted_index)),
         beyond_horizon,
         replies: Range {
             low: rate(input.leads, d.reply_rate_low_bp),
@@ -286,6 +293,24 @@ mod tests {
     }
 
     #[test]
+    fn the_span_counts_the_days_that_wait_for_follow_ups() {
+        // 100 leads in one day, then their follow-ups 3 and 4 calendar days apart: three days with
+        // sending over a run of six business days (Monday 30 November to Monday 7 December).
+        let e = estimate(
+            &Input {
+                leads: 100,
+                waits: vec![3, 4],
+                daily_capacity: 240,
+                ramp: Ramp::default(),
+                start: date("2026-11-30"),
+            },
+            &Deliverability::default(),
+        );
+        assert_eq!((e.sending_days, e.span_business_days), (3, 6));
+        assert_eq!((e.first_day, e.last_day), (date("2026-11-30"), date("2026-12-07")));
+    }
+
+    #[test]
     fn follow_ups_take_priority_and_extend_the_tail() {
         // 3 steps, 3 days apart, 90 a day, 300 leads, starting on a Saturday.
         let e = estimate(
@@ -304,13 +329,14 @@ mod tests {
         assert!(e.peak_emails_per_day <= 90);
         // Every email fits in the capacity over the sending days.
         assert!(e.sending_days * 90 >= 900);
-        assert!(e.last_day > e.all_contacted_day);
+        let all_contacted = e.all_contacted_day.unwrap();
+        assert!(e.last_day > all_contacted);
         assert_eq!(e.weekly.iter().sum::<u64>(), 900, "the weeks add up to every email");
         assert!(!e.beyond_horizon);
         // Monday to Wednesday reach 270 new leads; from Thursday the follow-ups due take the
         // whole capacity first, so the last 30 wait for a day with room.
-        assert!(e.all_contacted_day > date("2026-12-02"), "{}", e.all_contacted_day);
-        assert!(e.all_contacted_day <= e.last_day);
+        assert!(all_contacted > date("2026-12-02"), "{all_contacted}");
+        assert!(all_contacted <= e.last_day);
     }
 
     #[test]

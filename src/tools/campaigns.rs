@@ -561,9 +561,19 @@ impl Tool for GetCampaign {
             State::Draft => text.push_str("\nNext: launch_campaign asks the user to approve sending."),
             // Paused for the plan, resuming is refused until the plan allows it (second journey
             // walk: it offered resume_campaign, which then refused).
+            // Once the plan allows it again (the user paid since), resuming is the one step left
+            // (third journey walk: it still said to pay first).
+            State::Paused
+                if v.paused_by == Some(PausedBy::Plan)
+                    && limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1).is_err() =>
+            {
+                text.push_str(
+                    "\nTo send again: first a plan that allows it (get_plans_and_billing shows them; the user pays), \
+                     then resume_campaign, which the user approves.",
+                )
+            }
             State::Paused if v.paused_by == Some(PausedBy::Plan) => text.push_str(
-                "\nTo send again: first a plan that allows it (get_plans_and_billing shows them; the user pays), \
-                 then resume_campaign, which the user approves.",
+                "\nThe plan allows it again: resume_campaign asks the user to approve sending.",
             ),
             State::Paused => text.push_str("\nTo send again, resume_campaign asks the user to approve it."),
             _ => {}
@@ -655,7 +665,7 @@ fn first_window(spec: &CampaignSpec, at: i64) -> Option<calendar::Date> {
     Some(zone.local_date(w.next_open(start)))
 }
 
-/// Business days with sending, to send `emails` (leads through every step),
+/// Business days the campaign runs, to send `emails` (leads through every step),
 /// by the estimate's day-by-day simulation (`estimate::estimate`): follow-ups on their days, at
 /// most the campaign's daily limit, and on a first launch (`ramping`) the senders new to cold
 /// email at their slow ramp. Resumed, they have sent before.
@@ -671,8 +681,11 @@ fn business_days(emails: i64, spec: &CampaignSpec, ramping: bool, at: i64) -> i6
         ramp,
         start: calendar::utc_date(at),
     };
-    // As `estimate_campaign_plan` counts them: the days with sending.
-    crate::estimate::estimate(&input, &crate::deliverability::Deliverability::default()).sending_days as i64
+    // From the first sending day to the last, the days that only wait for follow-ups included
+    // (third journey walk: counting only the days with sending, three steps a few days apart
+    // read as "about 3 business days").
+    crate::estimate::estimate(&input, &crate::deliverability::Deliverability::default()).span_business_days
+        as i64
 }
 
 fn load_for(cx_db: &dyn crate::store::Db, args: &CampaignArgs) -> Result<Campaign, ExecError> {

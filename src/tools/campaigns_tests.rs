@@ -602,6 +602,11 @@ fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
     w.run_jobs_until(ready + 30 * DAY);
     let done = w.ok("get_campaign", json!({}), ready + 30 * DAY);
     assert_eq!(done["status"], "completed", "{done}");
+    // Every lead was in it: the next campaign needs new leads first (third journey walk: the
+    // setup said to stage one, which then refused).
+    let setup = |at: i64| w.call("get_sending_setup", json!({}), at).text;
+    let text = setup(ready + 30 * DAY);
+    assert!(text.ends_with("every imported lead was in it: import more leads (import_leads, an approval the user decides) for a new one."), "{text}");
     let s = &done["stats"];
     let sent = s["sent"].as_i64().unwrap();
     assert!(sent > 300 && sent <= 450, "{s}");
@@ -659,6 +664,11 @@ fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
     assert_eq!(filter["total"].as_i64().unwrap(), bounced);
     assert!(suppression::count(&w.db).unwrap() >= bounced);
     let again = import(&w, "imp_second", 400);
+    let text = setup(ready + 30 * DAY);
+    assert!(
+        text.ends_with("Next: stage_campaign for a new one with the leads not in a campaign yet."),
+        "{text}"
+    );
     let suppressed_leads: i64 = bounced + done["stats"]["unsubscribed"].as_i64().unwrap();
     assert!(again.skipped_known + again.skipped_suppressed >= suppressed_leads as u64, "{again:?}");
 
@@ -672,6 +682,13 @@ fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
     assert_eq!(status["campaign"], "done");
     assert_eq!(status["replies"], "done", "every reply was read");
     assert_eq!(ctx["sending"]["campaign"]["status"], "completed");
+    // The received emails are the workspace's, said apart from the latest campaign's figures.
+    let text = w.call("get_workspace_context", json!({}), ready + 30 * DAY).text;
+    let received = format!(
+        "- Received emails (replies, out-of-office notes, bounces), all campaigns: {}, of which 0 unread",
+        ctx["sending"]["replies"]
+    );
+    assert!(text.contains(&received) && text.contains("; latest campaign "), "{text}");
 }
 
 /// A launch approval describes one sending plan: staged again with other settings, the old
@@ -993,6 +1010,22 @@ fn a_plan_that_ends_pauses_the_campaigns_it_no_longer_allows() {
     assert_eq!(w.ok("get_campaign", json!({}), ready + 6 * DAY)["stats"]["sent"].as_i64().unwrap(), sent);
     // Resuming asks for the limit again.
     assert!(w.refused("resume_campaign", json!({}), ready + 6 * DAY).contains("Plan limit"));
+    let setup = w.call("get_sending_setup", json!({}), ready + 6 * DAY).text;
+    assert!(
+        setup.ends_with("The campaign is paused: get_campaign says why and how it sends again."),
+        "{setup}"
+    );
+    // Once the user pays again, resuming is what is left (third journey walk: it still said to
+    // pay first).
+    w.subscribe_at("growth", ready + 6 * DAY);
+    let text = w.call("get_campaign", json!({}), ready + 6 * DAY).text;
+    assert!(
+        text.ends_with("The plan allows it again: resume_campaign asks the user to approve sending."),
+        "{text}"
+    );
+    let context = w.call("get_workspace_context", json!({}), ready + 6 * DAY).text;
+    assert!(context.contains("- Campaign paused: the plan allows it again: resume_campaign"), "{context}");
+    assert_eq!(w.ok("resume_campaign", json!({}), ready + 6 * DAY)["kind"], "approval");
 }
 
 #[test]

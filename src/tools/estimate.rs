@@ -93,8 +93,9 @@ pub struct CampaignEstimateView {
     pub calendar_days: u64,
     /// First sending day (`YYYY-MM-DD`).
     pub start_date: String,
-    /// The day every lead has had the first email.
-    pub all_contacted_date: String,
+    /// The day every lead has had the first email; absent when that is more than five years away.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub all_contacted_date: Option<String>,
     /// Last sending day.
     pub end_date: String,
     /// Whether the simulation stopped at five years (the capacity is far too small).
@@ -280,16 +281,27 @@ impl Tool for EstimateCampaignPlan {
             mid: f64::from(d.reply_rate_central_bp) / 10_000.0,
             high: f64::from(d.reply_rate_high_bp) / 10_000.0,
         };
+        // Past the horizon the figures are where the simulation stopped, not an end: said as
+        // such, with no date for the last lead (third journey walk: it gave the start date).
+        let span = match e.all_contacted_day {
+            Some(all) if !e.beyond_horizon => format!(
+                "{} business days of sending, from {} to {} (every lead contacted by {all})",
+                group_thousands(e.sending_days),
+                e.first_day,
+                e.last_day
+            ),
+            _ => format!(
+                "more than five years of sending from {}: the capacity is far too small for this list. Add mailboxes or \
+                 contact fewer leads",
+                e.first_day
+            ),
+        };
         let mut text = format!(
-            "**{} leads, {} steps, {} emails a day:** {} business days of sending, from {} to {} (every lead \
-             contacted by {}).\nExpected: {}–{} replies ({} central), {}–{} positive, {}–{} meetings.",
+            "**{} leads, {} steps, {} emails a day:** {span}.\nExpected: {}–{} replies ({} central), {}–{} positive, \
+             {}–{} meetings.",
             group_thousands(leads),
             steps,
             group_thousands(daily),
-            group_thousands(e.sending_days),
-            e.first_day,
-            e.last_day,
-            e.all_contacted_day,
             group_thousands(e.replies.low),
             group_thousands(e.replies.high),
             group_thousands(e.replies.mid),
@@ -298,9 +310,6 @@ impl Tool for EstimateCampaignPlan {
             group_thousands(e.meetings.low),
             group_thousands(e.meetings.high),
         );
-        if e.beyond_horizon {
-            text.push_str(" The capacity is far too small for this list: more than five years of sending. Add mailboxes or contact fewer leads.");
-        }
         text.push_str(
             " These are estimates from benchmarks, not promises; the assumptions are listed with the result.",
         );
@@ -326,7 +335,7 @@ impl Tool for EstimateCampaignPlan {
                 business_days: e.sending_days,
                 calendar_days: e.calendar_days,
                 start_date: e.first_day.to_string(),
-                all_contacted_date: e.all_contacted_day.to_string(),
+                all_contacted_date: e.all_contacted_day.map(|d| d.to_string()),
                 end_date: e.last_day.to_string(),
                 beyond_horizon: e.beyond_horizon,
                 reply_rate: rates,

@@ -262,6 +262,13 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
     );
     let weekly: u64 = est["weekly"].as_array().unwrap().iter().map(|w| w["emails"].as_u64().unwrap()).sum();
     assert_eq!(weekly, 1800);
+    // Past the five-year horizon there is no end to give (third journey walk: it dated the last
+    // lead's first email on the start date).
+    let far = call(&db, "estimate_campaign_plan", json!({"lead_count": 1_000_000, "mailboxes": 1}));
+    let data = far.structured.unwrap();
+    assert_eq!((data["beyondHorizon"].clone(), data.get("allContactedDate")), (json!(true), None));
+    assert!(far.text.contains(":** more than five years of sending from "), "{}", far.text);
+    assert!(!far.text.contains("contacted by"), "{}", far.text);
     refused(
         &db,
         "estimate_campaign_plan",

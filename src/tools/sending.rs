@@ -185,8 +185,8 @@ fn sizing_view(cx: &ToolCx<'_>, s: &store::Sizing) -> Result<SizingView, Refusal
             "{} is about {} a business day.",
             c.unit.describe(c.volume),
             match c.unit {
-                Unit::EmailsPerMonth => format!("{} emails", c.emails_per_day),
-                _ => format!("{} new leads", c.new_leads_per_day),
+                Unit::EmailsPerMonth => plural(c.emails_per_day, "email", "emails"),
+                _ => plural(c.new_leads_per_day, "new lead", "new leads"),
             }
         ));
     }
@@ -235,12 +235,22 @@ fn sizing_view(cx: &ToolCx<'_>, s: &store::Sizing) -> Result<SizingView, Refusal
 
 fn sizing_text(v: &SizingView, headline: &str) -> String {
     let c = &v.capacity;
+    // A volume in emails that the steps do not divide gives a rounded number of leads: said as a
+    // division then, so that the sum shown adds up (third journey walk: "33 new leads a day × 3
+    // steps = 100 emails").
+    let volume = if c.new_leads_per_day.saturating_mul(c.steps) == c.emails_per_day {
+        format!(
+            "{} new leads a day × {} steps = {} emails a business day",
+            c.new_leads_per_day, c.steps, c.emails_per_day
+        )
+    } else {
+        format!(
+            "{} emails a business day ÷ {} steps ≈ {} new leads a day",
+            c.emails_per_day, c.steps, c.new_leads_per_day
+        )
+    };
     let mut t = format!(
-        "**{headline}:** {} new leads a day × {} steps = {} emails a business day → **{}** ({} emails each) on **{}** \
-         ({} mailboxes per domain).\n",
-        c.new_leads_per_day,
-        c.steps,
-        c.emails_per_day,
+        "**{headline}:** {volume} → **{}** ({} emails each) on **{}** ({} mailboxes per domain).\n",
         plural(c.mailboxes, "mailbox", "mailboxes"),
         c.per_mailbox,
         plural(c.domains, "domain", "domains"),
@@ -1925,15 +1935,36 @@ pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
 /// What comes once the mailboxes are ready: the campaign under way or staged, else staging,
 /// after the leads' import if they are not in yet (journey findings: it said "once the leads are
 /// imported" when they were, and "call stage_campaign" while a campaign was sending).
+/// A paused campaign is not under way, and an ended one whose leads were all used leaves an
+/// import, not a staging, as the next step (third journey walk: stage_campaign then refused).
 fn next_when_ready(cx: &ToolCx<'_>) -> Result<&'static str, Refusal> {
     use crate::workspace::campaigns::State;
+    let fresh = || -> Result<bool, Refusal> {
+        Ok(cx
+            .db
+            .query(crate::store::Stmt::new(
+                "SELECT COUNT(*) FROM leads l WHERE NOT EXISTS (SELECT 1 FROM campaign_leads c WHERE c.lead_id = l.id)",
+                vec![],
+            ))?
+            .scalar_i64()
+            .unwrap_or(0)
+            > 0)
+    };
     Ok(match crate::workspace::campaigns::find(cx.db, None)?.map(|c| c.state) {
-        Some(State::Active | State::Paused | State::Stopped) => {
-            "The campaign is under way: get_campaign shows how it goes."
-        }
+        Some(State::Active) => "The campaign is under way: get_campaign shows how it goes.",
+        Some(State::Paused) => "The campaign is paused: get_campaign says why and how it sends again.",
         Some(State::Draft) => "Next: launch_campaign (an approval the user decides).",
-        _ if crate::workspace::leads::count(cx.db)? > 0 => "Next: call stage_campaign.",
-        _ => "Next: import the leads (import_leads, an approval the user decides), then call stage_campaign.",
+        Some(State::Completed | State::Stopped) if fresh()? => {
+            "The campaign has ended. Next: stage_campaign for a new one with the leads not in a campaign yet."
+        }
+        Some(State::Completed | State::Stopped) => {
+            "The campaign has ended and every imported lead was in it: import more leads (import_leads, an \
+             approval the user decides) for a new one."
+        }
+        None if fresh()? => "Next: call stage_campaign.",
+        None => {
+            "Next: import the leads (import_leads, an approval the user decides), then call stage_campaign."
+        }
     })
 }
 
@@ -2252,6 +2283,13 @@ impl Tool for StartWarmup {
             ramp,
         };
         let text = match status {
+            // Addresses bought warmed need none (third journey walk: it said warm-up would start
+            // and last two weeks, and gave the setup's day as the ready date).
+            "scheduled" | "running" if warming.is_empty() => format!(
+                "**No warm-up needed:** these addresses were warmed up before they were bought. They are being set up \
+                 (expected {}) and ready to send about {}. Check progress with get_sending_setup.",
+                setup.setup_date, setup.ready_date
+            ),
             "scheduled" => format!(
                 "**Warm-up scheduled:** the mailboxes are still being set up (expected {}); warm-up starts as soon as \
                  they exist and lasts {days} days. Ready to send about {}. Check progress with get_sending_setup.",

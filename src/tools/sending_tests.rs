@@ -62,9 +62,14 @@ impl World {
 
     /// Subscribes to `plan` through the sandbox checkout page.
     pub fn subscribe(&self, plan: &str) {
-        let checkout = self.ok("start_checkout", json!({ "plan": plan }), NOW_MS);
+        self.subscribe_at(plan, NOW_MS);
+    }
+
+    /// The same, at `now`.
+    pub fn subscribe_at(&self, plan: &str, now: i64) {
+        let checkout = self.ok("start_checkout", json!({ "plan": plan }), now);
         let session = checkout["sessionId"].as_str().unwrap().to_owned();
-        let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: NOW_MS };
+        let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: now };
         let paid = block_on(workspace::handle_op(
             &svc,
             &workspace::Opened::default(),
@@ -196,6 +201,15 @@ fn sizing_turns_volume_into_mailboxes_and_checks_the_plan() {
     // Sizing again un-confirms.
     let again = w.ok("size_sending_capacity", json!({ "volume": 3000, "unit": "emails_per_month" }), NOW_MS);
     assert_eq!((again["confirmed"].clone(), again["steps"].clone()), (json!(false), json!(4)));
+    // What the text adds up adds up: a volume in emails that the steps do not divide is a
+    // division, and a leads-first volume a product (third journey walk).
+    let text = |args: Value| w.call("size_sending_capacity", args, NOW_MS).text;
+    let emails = text(json!({ "volume": 100, "unit": "emails_per_day", "steps": 3 }));
+    assert!(emails.contains(":** 100 emails a business day ÷ 3 steps ≈ 33 new leads a day → "), "{emails}");
+    let leads = text(json!({ "volume": 45, "unit": "new_leads_per_day", "steps": 4 }));
+    assert!(leads.contains(":** 45 new leads a day × 4 steps = 180 emails a business day → "), "{leads}");
+    let monthly = text(json!({ "volume": 10, "unit": "new_leads_per_month", "steps": 3 }));
+    assert!(monthly.contains("is about 1 new lead a business day."), "{monthly}");
 }
 
 #[test]
@@ -473,6 +487,8 @@ fn warmed_addresses_are_ready_within_the_hour() {
         result.starts_with("Ordered 6 mailboxes on 2 domains already warmed up; $30 charged."),
         "{result}"
     );
+    let warmup = w.call("start_warmup", json!({}), NOW_MS + 60_000).text;
+    assert!(warmup.starts_with("**No warm-up needed:** these addresses were warmed up before"), "{warmup}");
     let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 2 * 3_600_000);
     assert_eq!(
         (setup["status"].clone(), setup["source"].clone()),

@@ -158,12 +158,11 @@ impl Tool for GetWorkspaceContext {
             ));
             if let Some(c) = &sending.campaign {
                 text.push_str(&format!(
-                    "; campaign {} ({}): {} emails sent, {} replied, {} received emails unread (replies, out-of-office notes, bounces)",
+                    "; latest campaign {} ({}): {} emails sent, {} replied",
                     c.name,
                     c.status.as_str(),
-                    c.sent,
-                    c.replied,
-                    sending.replies_unread
+                    crate::plans::group_thousands(u64::from(c.sent)),
+                    crate::plans::group_thousands(u64::from(c.replied)),
                 ));
             }
             if sending.ordered {
@@ -174,9 +173,34 @@ impl Tool for GetWorkspaceContext {
             } else {
                 text.push('\n');
             }
+            // The received emails of every campaign, not only the latest's (third journey walk:
+            // the workspace's unread count read as the latest campaign's).
+            if sending.replies > 0 {
+                text.push_str(&format!(
+                    "- Received emails (replies, out-of-office notes, bounces), all campaigns: {}, of which {} unread (list_replies)\n",
+                    crate::plans::group_thousands(sending.replies.unsigned_abs()),
+                    crate::plans::group_thousands(sending.replies_unread.unsigned_abs()),
+                ));
+            }
             // Said here too, not only by get_campaign: a campaign the plan paused looked paused for
             // no reason (second journey walk).
-            if let Some(why) = sending.campaign.as_ref().and_then(|c| c.pause_reason.as_deref()) {
+            if let Some(c) = sending.campaign.as_ref().filter(|c| c.paused_by.is_some()) {
+                // Paused for a plan that allows it again (the user paid since): resuming is left.
+                let lifted = c.paused_by == Some(crate::workspace::campaigns::PausedBy::Plan)
+                    && crate::workspace::limits::check(
+                        cx.db,
+                        cx.config,
+                        cx.now_ms,
+                        crate::plans::Limit::ActiveCampaigns,
+                        1,
+                    )
+                    .is_ok();
+                let why = match (lifted, c.pause_reason.as_deref()) {
+                    (true, _) | (false, None) => {
+                        "the plan allows it again: resume_campaign asks the user to approve sending."
+                    }
+                    (false, Some(why)) => why,
+                };
                 text.push_str(&format!("- Campaign paused: {why}\n"));
             }
         }

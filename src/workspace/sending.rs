@@ -601,6 +601,9 @@ pub struct CampaignSummary {
     pub sent: u32,
     /// Leads who replied in person.
     pub replied: u32,
+    /// Who paused it, when it is paused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused_by: Option<super::campaigns::PausedBy>,
     /// Why it is paused, when it is: who paused it and what lifts the pause.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pause_reason: Option<String>,
@@ -633,6 +636,7 @@ pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
         leads: c.leads,
         sent: c.stats.sent,
         replied: c.stats.replied,
+        paused_by: c.paused_by.filter(|_| c.state == super::campaigns::State::Paused),
         pause_reason: c.pause_reason.filter(|_| c.state == super::campaigns::State::Paused),
     });
     let (replies, replies_unread) = super::campaigns::count_replies(db, None, None)?;

@@ -339,7 +339,7 @@ const SHOWS = {
     d.unapproved && "Approval taken away", d.firstEmailChecked && "first email checked"],
   first_email: (d) => [d.lead.name, d.lead.title, d.lead.company, d.from, d.to, d.subject, d.body, `sequence version ${d.sequenceVersion}`, `${n(d.wordCount)} word`,
     ...d.checks.flatMap((c) => [c.label, c.detail, c.fix && `Fix: ${c.fix}`])],
-  campaign_estimate: (d) => [`${n(d.leads)} lead`, dayMonth(d.allContactedDate), dayMonth(d.startDate), dayMonth(d.endDate), `${n(d.businessDays)} business day`,
+  campaign_estimate: (d) => [`${n(d.leads)} lead`, d.allContactedDate && dayMonth(d.allContactedDate), dayMonth(d.startDate), dayMonth(d.endDate), `${n(d.businessDays)} business day`,
     `${n(d.calendarDays)} day`, `follow-ups after ${d.delays.join(", ")} days`, ...["replies", "positiveReplies", "meetings"].flatMap((k) => [n(d[k].mid), `${n(d[k].low)}–${n(d[k].high)}`]),
     `${pct(d.replyRate.low, 0)}–${pct(d.replyRate.high, 0)} reply rate`, ...d.assumptions, d.beyondHorizon && "Far too little capacity"],
   sizing: (d) => [`${n(d.mailboxes)} mailbox`, `${n(d.domains)} domain`, `${n(d.newLeadsPerDay)} new leads`, `${n(d.perMailbox)} emails each`, `${n(d.mailboxesPerDomain)} mailboxes each`,
