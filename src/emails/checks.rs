@@ -135,8 +135,9 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
             "Give each a fallback, e.g. {{first_name|there}}, or remove it, then save_sequence again."
                 .to_owned()
         } else {
-            "Fill the sender's details (save_playbook with sender_name / sender_title, or save_offer with the company \
-             and website), or give each a fallback like {{sender_name|The Ledgerly team}}."
+            "Fill the sender's details (sender_name and sender_title: save_playbook again with the whole playbook, \
+             since saving replaces it; the company and website: save_offer), or give each a fallback like \
+             {{sender_name|The Ledgerly team}}."
                 .to_owned()
         };
         out.push(finding(
@@ -326,7 +327,11 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
             "compliance_footer",
             Status::Warn,
             "The footer has the postal address and the unsubscribe link, but no sender name, only the company.",
-            Some("Ask the user who signs the emails and call save_playbook with sender_name.".into()),
+            Some(
+                "Ask the user who signs the emails and save the playbook again with sender_name (save_playbook, with \
+                 the whole playbook: saving replaces it)."
+                    .into(),
+            ),
         ));
     } else {
         out.push(finding(

@@ -386,9 +386,21 @@ impl Tool for StageCampaign {
         // Sent as the platform documents it (`YYYY-MM-DD`, DOMAIN §1.2), however it was written
         // (`2027-1-5` and surrounding spaces pass the check).
         let start_date = match input.start_date.as_deref() {
-            Some(d) => Some(calendar::iso(calendar::parse_iso(d).ok_or_else(|| {
-                Refusal::InvalidArguments("`start_date` must be a date such as 2026-12-07".into())
-            })?)),
+            Some(d) => {
+                let day = calendar::parse_iso(d).ok_or_else(|| {
+                    Refusal::InvalidArguments("`start_date` must be a date such as 2026-12-07".into())
+                })?;
+                // A day gone by would read as a choice while sending starts at the launch (third
+                // journey walk: accepted without a word).
+                if day < calendar::utc_date(cx.now_ms) {
+                    return Err(Refusal::InvalidArguments(format!(
+                        "`start_date` {} is in the past: give today or a later day, or leave it out to send from the \
+                         launch",
+                        calendar::iso(day)
+                    )));
+                }
+                Some(calendar::iso(day))
+            }
             None => kept.and_then(|k| k.start_date.clone()),
         };
         let d = &cx.config.deliverability;
@@ -505,6 +517,17 @@ impl Tool for StageCampaign {
             n(emails),
             days
         );
+        if let Some(day) = &c.plan.spec.start_date {
+            text.push_str(&format!("It sends from {day} at the earliest.\n"));
+        }
+        // Said rather than lowered in silence (third journey walk).
+        if input.daily_limit.is_some_and(|asked| asked > c.plan.spec.daily_limit) {
+            text.push_str(&format!(
+                "The daily limit is {}, the most its ready mailboxes send ({per_mailbox} each), not the {} asked.\n",
+                c.plan.spec.daily_limit,
+                input.daily_limit.unwrap_or_default()
+            ));
+        }
         text.push_str("Next: launch_campaign asks the user to approve sending (emails cannot be recalled).");
         Ok(Reply::new(text, v))
     }
@@ -764,11 +787,7 @@ impl Action for LaunchCampaign {
                 "Every email shows {postal} and a one-click unsubscribe link; unsubscribes and bounces are never emailed again."
             ),
             "Emails that are sent cannot be recalled.".to_owned(),
-            format!(
-                "Uses 1 of the {} plan's {}.",
-                allowance.plan,
-                Limit::ActiveCampaigns.describe(allowance.limit)
-            ),
+            allowance.uses("1", Limit::ActiveCampaigns),
         ]);
         Ok(Proposal {
             summary: format!("Launch {} to {}", c.name, plural(remaining, "lead", "leads")),
@@ -1014,11 +1033,7 @@ impl Action for ResumeCampaign {
                 business_days(left, spec, false, cx.now_ms)
             ),
             "Emails that are sent cannot be recalled.".to_owned(),
-            format!(
-                "Uses 1 of the {} plan's {}.",
-                allowance.plan,
-                Limit::ActiveCampaigns.describe(allowance.limit)
-            ),
+            allowance.uses("1", Limit::ActiveCampaigns),
         ];
         if c.paused_by == Some(PausedBy::Bounces) {
             impact.insert(

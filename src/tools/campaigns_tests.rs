@@ -260,6 +260,26 @@ fn the_setup_points_to_the_campaign_once_there_is_one() {
     );
 }
 
+/// What staging was asked and could not do as asked is said (third journey walk: a past start
+/// date was taken, a daily limit over the mailboxes' lowered, a start date never shown).
+#[test]
+fn staging_says_what_it_did_with_its_dates_and_limits() {
+    let w = World::new();
+    let (_, ready) = staged(&w, 60);
+    let past = w.refused("stage_campaign", json!({ "start_date": "2020-01-01" }), ready);
+    assert!(past.contains("`start_date` 2020-01-01 is in the past"), "{past}");
+    let out = w.call("stage_campaign", json!({ "start_date": "2030-01-07", "daily_limit": 10_000 }), ready);
+    assert_eq!(out.outcome, Outcome::Ok, "{}", out.text);
+    let limit = out.structured.as_ref().unwrap()["dailyLimit"].clone();
+    assert!(out.text.contains("It sends from 2030-01-07 at the earliest.\n"), "{}", out.text);
+    assert!(
+        out.text.contains(&format!("The daily limit is {limit}, the most its ready mailboxes send")),
+        "{}",
+        out.text
+    );
+    assert!(out.text.contains("not the 10000 asked."), "{}", out.text);
+}
+
 /// A launch whose answer was lost started the campaign at the platform, which is still a draft
 /// here: staging again changes nothing there (audit finding: new leads and settings went out
 /// with the running campaign, unapproved).

@@ -154,17 +154,42 @@ impl Tool for SavePlaybook {
             sender_title: clean(input.sender_title),
             call_to_action: clean(input.call_to_action).or_else(|| offer.call_to_action.clone()),
         };
+        let before = playbook::load(cx.db)?.map(|(p, _)| p);
         let (changed, saved_at) = playbook::save(cx.db, &playbook, cx.now_ms)?;
         let mut text = format!("{} the playbook.", if changed { "Saved" } else { "No change to" });
+        // Saving replaces the whole playbook: what the call left out is gone, and said so (third
+        // journey walk: a call with the sender's name alone wiped the rest without a word).
+        if let Some(old) = &before {
+            let gone: Vec<&str> = [
+                ("persona", old.persona.is_some() && playbook.persona.is_none()),
+                ("pain points", !old.pain_points.is_empty() && playbook.pain_points.is_empty()),
+                ("rules", !old.rules.is_empty() && playbook.rules.is_empty()),
+                ("objections", !old.objections.is_empty() && playbook.objections.is_empty()),
+                ("sender name", old.sender_name.is_some() && playbook.sender_name.is_none()),
+                ("sender title", old.sender_title.is_some() && playbook.sender_title.is_none()),
+            ]
+            .into_iter()
+            .filter_map(|(name, lost)| lost.then_some(name))
+            .collect();
+            if !gone.is_empty() {
+                text.push_str(&format!(
+                    " Left out of this save, so no longer in the playbook: {}. Saving replaces the whole playbook; \
+                     save it again with them if they should stay.",
+                    gone.join(", ")
+                ));
+            }
+        }
         if playbook.sender_name.is_none() {
             text.push_str(
                 " No sender name yet: ask the user who signs the emails (it goes in the footer and {{sender_name}}).",
             );
         }
-        text.push_str(
+        text.push_str(if sequence::load(cx.db)?.is_some() {
+            " The emails are written already: check_first_email shows the first one as it reads now."
+        } else {
             " Next: write the emails with save_sequence (3–4 steps, 3 days apart, plain text, {{variables}} for \
-             personalisation).",
-        );
+             personalisation)."
+        });
         Ok(Reply::new(text, PlaybookView { playbook, changed, saved_at }))
     }
 }

@@ -296,19 +296,21 @@ impl Tool for EstimateCampaignPlan {
                 e.first_day
             ),
         };
+        // "0–0 replies" reads as a typo: a range whose ends meet is one figure.
+        let range = |r: &crate::estimate::Range| match r.low == r.high {
+            true => group_thousands(r.low),
+            false => format!("{}–{}", group_thousands(r.low), group_thousands(r.high)),
+        };
         let mut text = format!(
-            "**{} leads, {} steps, {} emails a day:** {span}.\nExpected: {}–{} replies ({} central), {}–{} positive, \
-             {}–{} meetings.",
+            "**{} leads, {} steps, {} emails a day:** {span}.\nExpected: {} replies ({} central), {} positive, {} \
+             meetings.",
             group_thousands(leads),
             steps,
             group_thousands(daily),
-            group_thousands(e.replies.low),
-            group_thousands(e.replies.high),
+            range(&e.replies),
             group_thousands(e.replies.mid),
-            group_thousands(e.positive_replies.low),
-            group_thousands(e.positive_replies.high),
-            group_thousands(e.meetings.low),
-            group_thousands(e.meetings.high),
+            range(&e.positive_replies),
+            range(&e.meetings),
         );
         text.push_str(
             " These are estimates from benchmarks, not promises; the assumptions are listed with the result.",

@@ -288,7 +288,8 @@ impl Tool for PreviewLeadSample {
             "Nobody matches the target, so there is no one to show. Widen the filters with save_target_filters."
                 .to_owned()
         } else {
-            let mut t = format!("**{} sample people**", leads.len());
+            let mut t =
+                format!("**{}**", crate::plans::plural(leads.len(), "sample person", "sample people"));
             if let Some(total) = total {
                 t.push_str(&format!(" of {}", group_thousands(total)));
             }

@@ -238,6 +238,7 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
             "{text}"
         );
         assert!(!text.contains("save_playbook"), "{text}");
+        assert!(tool == "confirm_target" || text.starts_with("**1 sample person** of "), "{text}");
     }
 
     let ctx = ok(&db, "get_workspace_context", json!({}));
@@ -269,6 +270,8 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
     assert_eq!((data["beyondHorizon"].clone(), data.get("allContactedDate")), (json!(true), None));
     assert!(far.text.contains(":** more than five years of sending from "), "{}", far.text);
     assert!(!far.text.contains("contacted by"), "{}", far.text);
+    let few = call(&db, "estimate_campaign_plan", json!({"lead_count": 5})).text;
+    assert!(few.contains("\nExpected: 0 replies (0 central), 0 positive, 0 meetings."), "{few}");
     refused(
         &db,
         "estimate_campaign_plan",
@@ -301,6 +304,23 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
     let ctx = ok(&db, "get_workspace_context", json!({}));
     assert_eq!(status(&ctx, "target"), "current");
     assert_eq!(ctx["nextStep"]["tool"], "estimate_lead_pool");
+
+    // Saving the playbook again with less says what the save left out, and does not send the
+    // user back to write emails that exist (third journey walk).
+    let again =
+        call(&db, "save_playbook", json!({"tone": "Plain", "angle": "Close", "sender_name": "Anna Berg"}));
+    assert!(
+        again.text.contains(
+            "no longer in the playbook: persona, pain points, rules, objections, sender title. Saving replaces"
+        ),
+        "{}",
+        again.text
+    );
+    assert!(
+        again.text.ends_with(
+            "The emails are written already: check_first_email shows the first one as it reads now."
+        )
+    );
 }
 
 #[test]

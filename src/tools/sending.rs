@@ -1579,12 +1579,7 @@ impl Action for OrderSendingSetup {
             OrderKind::AlreadyWarmed => "the first month of mailboxes",
         };
         impact.push(format!("Charged now: {} ({first}).", m(args.due_now)));
-        impact.push(format!(
-            "Uses {} of the {} plan's {}.",
-            plural(n as u32, "mailbox", "mailboxes"),
-            allowance.plan,
-            Limit::Mailboxes.describe(allowance.limit)
-        ));
+        impact.push(allowance.uses(&plural(n as u32, "mailbox", "mailboxes"), Limit::Mailboxes));
         Ok(Proposal {
             summary: format!("Order {} ({})", ordered_words(&args.order), m(args.due_now)),
             impact,
