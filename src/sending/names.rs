@@ -105,18 +105,21 @@ pub fn lookalikes(primary: &str) -> Vec<String> {
             out.push(name);
         }
     };
+    // A brand that starts with a prefix already (`getledgerly`) takes the others on its stem
+    // (`tryledgerly`), never a second one (third journey walk: `getgetledgerly.com`).
+    let stem = PREFIXES.iter().find_map(|p| b.strip_prefix(p).filter(|rest| rest.len() >= 2)).unwrap_or(&b);
     // Interleave prefixes and suffixes so the first few proposals differ in shape.
     let longest = PREFIXES.len().max(SUFFIXES.len());
     for i in 0..longest {
         if let Some(p) = PREFIXES.get(i) {
-            push(format!("{p}{b}"), "com");
+            push(format!("{p}{stem}"), "com");
         }
         if let Some(s) = SUFFIXES.get(i) {
             push(format!("{b}{s}"), "com");
         }
     }
     for p in PREFIXES.iter().take(3) {
-        push(format!("{p}{b}"), "org");
+        push(format!("{p}{stem}"), "org");
     }
     out
 }
@@ -304,6 +307,13 @@ mod tests {
             assert!(n.ends_with(".com") || n.ends_with(".org"));
         }
         assert!(!names.contains(&"ledgerly.com".to_owned()), "never the brand on another extension");
+        // A brand that starts with a prefix gets the others on its stem, never a second prefix.
+        let get = lookalikes("getledgerly.com");
+        assert_eq!(
+            &get[..4],
+            ["getledgerlyhq.com", "tryledgerly.com", "getledgerlyteam.com", "helloledgerly.com"]
+        );
+        assert!(get.iter().all(|n| !n.starts_with("getget") && !n.starts_with("tryget")), "{get:?}");
         // A .com brand never gets itself back.
         assert!(!lookalikes("acme.com").contains(&"acme.com".to_owned()));
         assert!(unsuitable("acme.com", "acme.com").unwrap().contains("primary domain"));

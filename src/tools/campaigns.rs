@@ -859,7 +859,7 @@ async fn recheck_and_activate(
 ) -> Result<(), ExecError> {
     if !unchanged(c, args)? {
         return Err(ExecError::Failed(
-            "The campaign changed since it was approved (its emails, its leads or its sending plan); nothing was \
+            "The campaign changed since this approval was asked for (its emails, its leads or its sending plan); nothing was \
              sent. Ask again."
                 .into(),
         ));

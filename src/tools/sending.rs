@@ -815,7 +815,17 @@ impl Tool for CheckDomains {
             })
             .collect();
         let mut text = String::from("**Domain check** (nothing reserved or bought):\n");
+        let ours = store::domains(cx.db)?;
         for d in &domains {
+            // The workspace's own sending domains are taken, by the user (third journey walk:
+            // "not available (already registered)").
+            if ours.iter().any(|o| o.name == d.name) {
+                text.push_str(&format!(
+                    "- {} — already yours: in the sending setup (get_sending_setup)\n",
+                    d.name
+                ));
+                continue;
+            }
             let state = match (d.available, d.suitable, &d.price) {
                 (true, true, Some(p)) => {
                     format!("available, {}{}", p.display(), if d.premium { " (premium)" } else { "" })
@@ -1403,6 +1413,9 @@ impl Tool for ProposeEmail {
             }
         }
         let domain_names: Vec<&str> = domains.iter().map(|d| d.name.as_str()).collect();
+        // Mailboxes that the domains do not share evenly leave the last name off some of them
+        // (third journey walk: "on each domain" over 5 addresses on 2 domains).
+        let where_ = if counts.iter().all(|c| *c == counts[0]) { "on each domain" } else { "on the domains" };
         let choices: Vec<Item> = options
             .iter()
             .map(|(id, locals)| {
@@ -1410,7 +1423,7 @@ impl Tool for ProposeEmail {
                 let example = lay_out(locals, &domains, &counts);
                 Item::new(
                     id.clone(),
-                    format!("{} on each domain", shown.join(", ")),
+                    format!("{} {where_}", shown.join(", ")),
                     Some(format!(
                         "{} in all, e.g. {}; shown as {}",
                         plural(example.len() as u32, "address", "addresses"),
@@ -1450,9 +1463,11 @@ impl Tool for ProposeEmail {
                     None
                 }
                 None => {
+                    // The example is the sender's own names (the walk saw "anna, a.berg" offered to Tom).
+                    let example = options.first().map(|(_, l)| l.join(", ")).unwrap_or_default();
                     note = Some(format!(
                         "The answer is not a list of mailbox names: ask the user again, for {per_domain} names separated \
-                         by commas (such as anna, a.berg, hello), or to pick one of the choices."
+                         by commas (such as {example}), or to pick one of the choices."
                     ));
                     None
                 }
