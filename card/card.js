@@ -746,7 +746,8 @@
           ["Target", isObj(t) ? (t.confirmed ? "Confirmed" : "Not confirmed yet") + " · version " + t.version + (isNum(t.poolCount) ? " · " + plural(t.poolCount, "person", "people") + " match" : "") : null],
           ["Leads", isNum(L.total) ? num(L.total) + " imported" + (L.suppressed ? " · " + num(L.suppressed) + " suppressed" : "") : null],
           ["Emails", isObj(q) ? plural(q.steps, "step") + " · version " + q.version + " · " + (q.approved ? "approved" : "not approved yet") + (q.firstEmailChecked ? " · first email checked" : "") : null],
-          ["Sending", isObj(sz) ? plural(sz.mailboxes, "mailbox", "mailboxes") + " on " + plural(sz.domains, "domain") + (s.ordered ? " · " + num(s.mailboxesReady) + " of " + num(s.mailboxes) + " ready" : sz.confirmed ? "" : " (proposed)") +
+          ["Sending", isObj(sz) ? plural(sz.mailboxes, sz.onTopOf ? "more mailbox" : "mailbox", sz.onTopOf ? "more mailboxes" : "mailboxes") + " on " + plural(sz.domains, "domain") +
+            (sz.onTopOf ? " (" + num(sz.onTopOf) + " set up before)" : "") + (s.ordered ? " · " + num(s.mailboxesReady) + " of " + num(s.mailboxes) + " ready" : sz.confirmed ? "" : " (proposed)") +
             (list(s.domains).length ? " · " + s.domains.join(", ") : "") : null],
           ["Campaign", isObj(c) ? c.name + " · " + human(c.status).toLowerCase() + " · " + num(c.sent) + " sent · " + num(c.replied) + " replied" : null],
           ["Replies", s.replies ? num(s.replies) + (s.repliesUnread ? " · " + num(s.repliesUnread) + " not yet read" : "") : null],

@@ -176,7 +176,7 @@ impl Tool for EstimateCampaignPlan {
         }
         let (mailboxes, capacity_basis) = match (input.mailboxes, &sized) {
             (Some(m), _) => (m, Basis::Argument),
-            (None, Some(s)) => (s.doc.capacity.mailboxes, Basis::Workspace),
+            (None, Some(s)) => (s.doc.total_mailboxes(), Basis::Workspace),
             (None, None) => (d.mailboxes_per_domain, Basis::Defaults),
         };
         let waits: Vec<u32> = seq.steps.iter().skip(1).map(|s| s.wait_days).collect();

@@ -295,7 +295,8 @@ impl Tool for SizeSendingCapacity {
                 }
             })
         })?;
-        let saved = store::save_sizing(cx.db, &SizingDoc { request: req, capacity }, cx.now_ms)?;
+        let on_top_of = u32::try_from(limits::used(cx.db, Limit::Mailboxes, cx.now_ms)?).unwrap_or(0);
+        let saved = store::save_sizing(cx.db, &SizingDoc { request: req, capacity, on_top_of }, cx.now_ms)?;
         let view = sizing_view(cx, &saved)?;
         let mut text = sizing_text(&view, "Sizing");
         text.push_str(

@@ -732,6 +732,15 @@ fn a_second_order_shows_its_own_dates_and_warm_up_while_the_first_sends() {
     );
     assert_eq!((sized["mailboxes"].clone(), sized["withinPlan"].clone()), (json!(2), json!(true)), "{sized}");
     w.ok("confirm_sizing", json!({}), later);
+    // What is sized adds to the six in place, and the workspace says so (third journey walk: it
+    // read as the whole).
+    let context = w.call("get_workspace_context", json!({}), later).text;
+    assert!(
+        context.contains(
+            "- Sending: 60 emails a day more from 2 more mailboxes on 1 domain, on top of the 6 set up before"
+        ),
+        "{context}"
+    );
     // The question says what is bought already (journey finding: it read as if nothing was).
     let q = w.ok("choose_sending_source", json!({}), later);
     assert!(
@@ -757,4 +766,16 @@ fn a_second_order_shows_its_own_dates_and_warm_up_while_the_first_sends() {
     assert_ne!(warming["status"], "done", "{warming}");
     // The mailboxes of both orders are listed.
     assert!(setup["mailboxes"].as_array().unwrap().len() > first["mailboxes"].as_array().unwrap().len());
+    // The estimate counts them all, not the two last sized (third journey walk).
+    w.ok(
+        "save_playbook",
+        json!({ "tone": "plain", "angle": "close faster", "sender_name": "Anna Berg" }),
+        warm_from,
+    );
+    w.ok(
+        "save_sequence",
+        json!({ "steps": [{ "subject": "Hello {{first_name}}", "body": "A note." }] }),
+        warm_from,
+    );
+    assert_eq!(w.ok("estimate_campaign_plan", json!({ "lead_count": 100 }), warm_from)["mailboxes"], 8);
 }

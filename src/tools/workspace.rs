@@ -149,10 +149,19 @@ impl Tool for GetWorkspaceContext {
         }
         planning_lines(&planning, &mut text);
         if let Some(sz) = &sending.sizing {
+            // A sizing made with mailboxes in place is what it adds to them, and said so.
+            let (more, boxes, on_top) = match sz.on_top_of {
+                0 => ("", ("mailbox", "mailboxes"), String::new()),
+                n => (
+                    " more",
+                    ("more mailbox", "more mailboxes"),
+                    format!(", on top of the {n} set up before"),
+                ),
+            };
             text.push_str(&format!(
-                "- Sending: {} emails a day from {} on {}{}",
+                "- Sending: {} emails a day{more} from {} on {}{on_top}{}",
                 sz.emails_per_day,
-                crate::plans::plural(sz.mailboxes, "mailbox", "mailboxes"),
+                crate::plans::plural(sz.mailboxes, boxes.0, boxes.1),
                 crate::plans::plural(sz.domains, "domain", "domains"),
                 if sz.confirmed { "" } else { " (sizing not confirmed)" }
             ));

@@ -28,6 +28,22 @@ pub struct SizingDoc {
     pub request: Request,
     /// What it takes.
     pub capacity: Capacity,
+    /// The mailboxes already in place when it was sized, which it adds to (`size_sending_capacity`
+    /// sizes what to add once some are set up). Absent in sizings saved before it was recorded.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub on_top_of: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl SizingDoc {
+    /// The mailboxes the workspace sends from once this sizing is set up: those it was sized on
+    /// top of and its own (third journey walk: a sizing of what to add was taken for the whole).
+    pub fn total_mailboxes(&self) -> u32 {
+        self.on_top_of.saturating_add(self.capacity.mailboxes)
+    }
 }
 
 /// The sizing and whether the user confirmed it.
@@ -621,6 +637,9 @@ pub struct SizingSummary {
     pub domains: u32,
     /// Confirmed by the user.
     pub confirmed: bool,
+    /// Mailboxes already in place when it was sized: the figures above are what it adds to them.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub on_top_of: u32,
 }
 
 /// Where the user is on the sending steps.
@@ -646,6 +665,7 @@ pub fn summary(db: &dyn Db) -> Result<Summary, StoreError> {
             mailboxes: s.doc.capacity.mailboxes,
             domains: s.doc.capacity.domains,
             confirmed: s.confirmed_at.is_some(),
+            on_top_of: s.doc.on_top_of,
         }),
         source: ch.source,
         domains: ch.domains.unwrap_or_default().into_iter().map(|d| d.name).collect(),

@@ -322,7 +322,7 @@ const SHOWS = {
   workspace: (d) => [d.offer?.product, d.nextStep?.title, d.nextStep?.why, ...d.journey.map((s) => s.title), ...d.memories.map((m) => m.note), d.plan.name,
     ...d.pendingApprovals.map((a) => a.summary), d.target && `version ${d.target.version}`, d.target?.poolCount != null && `${n(d.target.poolCount)} people match`,
     d.sequence && `${n(d.sequence.steps)} step`, `${n(d.leads.total)} imported`, d.leads.suppressed > 0 && `${n(d.leads.suppressed)} suppressed`,
-    d.sending.sizing && `${n(d.sending.sizing.mailboxes)} mailbox`, ...(d.sending.domains ?? []), d.sending.ordered && `${n(d.sending.mailboxesReady)} of ${n(d.sending.mailboxes)} ready`,
+    d.sending.sizing && `${n(d.sending.sizing.mailboxes)} ${d.sending.sizing.onTopOf ? "more " : ""}mailbox`, ...(d.sending.domains ?? []), d.sending.ordered && `${n(d.sending.mailboxesReady)} of ${n(d.sending.mailboxes)} ready`,
     d.sending.campaign?.name, d.sending.campaign?.pauseReason, d.sending.replies > 0 && n(d.sending.replies),
     d.personalDataAccess.accesses > 0 && `${n(d.personalDataAccess.peopleShown)} people shown`],
   offer: (d) => [d.product, d.description, d.valueProposition, d.companyName, d.website, d.pricing, d.callToAction, d.postalAddress, ...(d.proofPoints ?? [])],
