@@ -186,7 +186,9 @@ pub async fn sandbox_page(
         ("checkout", true) => {
             Op::SandboxPay { session: session.into(), card: form::get(&fields, "card").unwrap_or("").into() }
         }
-        ("portal", true) => Op::SandboxCancel { session: session.into() },
+        ("portal", true) => {
+            Op::SandboxCancel { session: session.into(), to: form::get(&fields, "plan").map(str::to_owned) }
+        }
         _ => Op::SandboxPage { kind: kind.into(), session: session.into() },
     };
     let reply = match platform.workspaces().op(workspace, op).await {
@@ -240,7 +242,17 @@ pub async fn sandbox_page(
             "Checkout closed",
             &format!("{}<h1>Checkout closed</h1><p>{}</p>", sandbox_badge(), escape(&reason)),
         ),
-        OpReply::SandboxCanceled { canceled } => page(
+        OpReply::SandboxCanceled { canceled: true, to: Some(plan) } => page(
+            200,
+            "Billing portal",
+            &format!(
+                "{}<h1>Billing portal</h1><p class=\"ok\">Your plan is now {}, from today.</p><p class=\"muted\">You \
+                 can close this tab.</p>",
+                sandbox_badge(),
+                escape(&plan)
+            ),
+        ),
+        OpReply::SandboxCanceled { canceled, .. } => page(
             200,
             "Billing portal",
             &format!(
@@ -274,6 +286,9 @@ fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Op
         "complete" => body.push_str("<p class=\"ok\">This checkout is paid.</p>"),
         "expired" => {
             body.push_str("<p class=\"error\">This checkout page has expired; ask for a new one.</p>")
+        }
+        "replaced" => {
+            body.push_str(&format!("<p class=\"error\">{}</p>", crate::providers::sandbox_billing::REPLACED))
         }
         _ if current_plan == plan.id => {
             body.push_str("<p class=\"ok\">The workspace is already on this plan.</p>")
@@ -323,6 +338,18 @@ fn portal_page(
         Some(sub) if sub.status == "active" => {
             if let Some(end) = sub.period_end {
                 body.push_str(&format!("<p class=\"muted\">Renews on {}.</p>", utc_minute(end)));
+            }
+            // The lower paid plans, as a portal that allows downgrades offers them; a higher one
+            // is upgrade_plan's approval.
+            let price = plans.find(current_plan).map_or(0, |p| p.price_monthly);
+            for p in plans.plans.iter().filter(|p| p.price_monthly > 0 && p.price_monthly < price) {
+                body.push_str(&format!(
+                    "<form method=\"post\"><input type=\"hidden\" name=\"plan\" value=\"{}\"><button type=\"submit\">\
+                     Switch to {} ({}/month) now</button></form>",
+                    escape(&p.id),
+                    escape(&p.name),
+                    plans.price(p).display()
+                ));
             }
             body.push_str(
                 "<form method=\"post\"><button class=\"danger\" type=\"submit\">Cancel the subscription now</button></form>",

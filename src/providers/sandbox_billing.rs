@@ -314,11 +314,19 @@ fn to_subscription(s: SubRow) -> Subscription {
     }
 }
 
+/// What a checkout page replaced by a newer one says.
+pub const REPLACED: &str =
+    "A newer checkout page replaced this one: pay on the newest page, or ask for a new one.";
+
 /// A page session of `kind` (`checkout` or `portal`), with what its page shows.
 pub fn page_session(svc: &Services<'_>, kind: &str, id: &str) -> Result<Option<PageSession>, StoreError> {
     let Some(row) = session(svc, kind, id)? else { return Ok(None) };
-    let status =
-        if row.status == "open" && row.expires_at <= svc.now_ms { "expired".into() } else { row.status };
+    // A page closed before its time was replaced by a page for another plan (`pay_checkout`).
+    let status = match (row.status.as_str(), row.expires_at <= svc.now_ms) {
+        ("open", true) => "expired".into(),
+        ("expired", false) if kind == "checkout" => "replaced".into(),
+        _ => row.status,
+    };
     let (subscription, card_last4) = match &row.customer {
         Some(customer) => {
             #[derive(Deserialize)]
@@ -382,7 +390,11 @@ pub fn pay_checkout(
     if row.status == "complete" {
         return closed("This checkout is already paid.");
     }
-    // Expired by the clock, or closed when a page for another plan replaced it.
+    // Closed when a page for another plan replaced it, which is not the clock's doing (third
+    // journey walk: such a page said it had expired).
+    if row.status != "open" && row.expires_at > svc.now_ms {
+        return closed(REPLACED);
+    }
     if row.status != "open" || row.expires_at <= svc.now_ms {
         return closed("This checkout page has expired; ask for a new one.");
     }
@@ -553,12 +565,16 @@ impl Job for SandboxRenewal {
     }
 }
 
-/// Cancels, from portal session `id`, the customer's subscription at once. Returns the event to
-/// apply, or `None` when there is nothing to cancel.
-pub fn cancel_from_portal(
+/// From portal session `id`, cancels the customer's subscription at once, or with `to` moves it
+/// to that lower paid plan at once, without a refund for the period, as a Stripe portal set up
+/// for immediate downgrades does (third journey walk: the texts send users to the portal to
+/// lower their plan, and the sandbox's could only cancel). A higher plan is `upgrade_plan`'s, an
+/// approval with its charge. Returns the event to apply, or `None` when nothing changed.
+pub fn change_from_portal(
     svc: &Services<'_>,
     workspace: &str,
     id: &str,
+    to: Option<&Plan>,
 ) -> Result<Option<BillingEvent>, StoreError> {
     let Some(row) = session(svc, "portal", id)?.filter(|r| r.expires_at > svc.now_ms) else {
         return Ok(None);
@@ -567,17 +583,25 @@ pub fn cancel_from_portal(
     let Some(sub) = customer_subscription(svc, &customer)?.filter(|s| s.status == "active") else {
         return Ok(None);
     };
-    svc.db.batch(vec![Stmt::new(
-        "UPDATE sandbox_billing_subscriptions SET status = 'canceled' WHERE id = ?",
-        vec![sub.id.clone().into()],
-    )])?;
+    let price = |id: &str| svc.config.plans.find(id).map_or(0, |p| p.price_monthly);
+    let (update, status) = match to {
+        None => ("UPDATE sandbox_billing_subscriptions SET status = ? WHERE id = ?", "canceled"),
+        Some(p) if p.price_monthly > 0 && p.price_monthly < price(&sub.plan) => {
+            ("UPDATE sandbox_billing_subscriptions SET plan = ? WHERE id = ?", p.id.as_str())
+        }
+        Some(_) => return Ok(None),
+    };
+    svc.db.batch(vec![Stmt::new(update, vec![status.into(), sub.id.clone().into()])])?;
     let mut subscription = to_subscription(sub);
-    subscription.status = "canceled".into();
+    match to {
+        None => subscription.status = "canceled".into(),
+        Some(p) => subscription.plan = Some(p.id.clone()),
+    }
     Ok(Some(BillingEvent {
         id: random_id("evt_sandbox_"),
         created_ms: svc.now_ms,
         workspace: workspace.to_owned(),
-        kind: EventKind::SubscriptionChanged { subscription, deleted: true },
+        kind: EventKind::SubscriptionChanged { subscription, deleted: to.is_none() },
     }))
 }
 

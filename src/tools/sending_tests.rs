@@ -85,9 +85,9 @@ impl World {
         let portal = self.ok("open_billing_portal", json!({}), now);
         let session = portal["url"].as_str().unwrap().rsplit('/').next().unwrap().to_owned();
         let svc = Services { db: &self.db, config: &self.config, outbound: &NoNetwork, now_ms: now };
-        let op = Op::SandboxCancel { session };
+        let op = Op::SandboxCancel { session, to: None };
         let canceled = block_on(workspace::handle_op(&svc, &workspace::Opened::default(), op)).unwrap();
-        assert_eq!(canceled, OpReply::SandboxCanceled { canceled: true });
+        assert_eq!(canceled, OpReply::SandboxCanceled { canceled: true, to: None });
     }
 
     /// Answers a choice with `answer` (the card it showed), returning the next result.

@@ -89,6 +89,24 @@ impl Tool for ContactSupport {
                 "`reply_to` must be an email address such as anna@example.com".into(),
             ));
         }
+        let category = input.category.unwrap_or(Category::Other);
+        if let Some(earlier) = support::sent_before(cx.db, &subject, &message, cx.now_ms - 86_400_000)? {
+            let text = format!(
+                "This request was sent already, as **{}**: nothing new was sent. Give the user that reference to \
+                 quote in any follow-up.",
+                earlier.reference
+            );
+            let view = SupportView {
+                reference: earlier.reference,
+                status: "received".into(),
+                category,
+                subject,
+                created_at: earlier.created_at,
+                forwarded: earlier.forwarded_at.is_some(),
+                reply_to,
+            };
+            return Ok(Reply::new(text, view));
+        }
         if support::sent_today(cx.db, cx.now_ms)? >= support::DAILY_LIMIT {
             return Err(Refusal::guidance(format!(
                 "This workspace already sent {} support requests in the last 24 hours; the team answers them \
@@ -96,7 +114,6 @@ impl Tool for ContactSupport {
                 support::DAILY_LIMIT
             )));
         }
-        let category = input.category.unwrap_or(Category::Other);
         let current = billing::current(cx.db, cx.config)?;
         let pending: Vec<_> = approvals::open_now(cx.db, cx.now_ms, 10)?
             .newest
@@ -262,6 +279,16 @@ mod tests {
             assert_eq!(out.outcome, Outcome::Refused);
             assert!(out.text.contains(needle), "{}", out.text);
         }
+        // The same request again keeps its reference and opens no second ticket.
+        let first = call(&db, json!({"subject": "Same", "message": "Twice"}), NOW_MS);
+        let again = call(&db, json!({"subject": "Same", "message": "Twice"}), NOW_MS + 60_000);
+        let reference = &first.structured.as_ref().unwrap()["reference"];
+        assert_eq!(&again.structured.as_ref().unwrap()["reference"], reference);
+        assert!(again.text.starts_with("This request was sent already"), "{}", again.text);
+        let rows =
+            (&db as &dyn Db).query(Stmt::new("SELECT COUNT(*) FROM support_requests", vec![])).unwrap();
+        assert_eq!(rows.scalar_i64(), Some(1));
+        (&db as &dyn Db).batch(vec![Stmt::new("DELETE FROM support_requests", vec![])]).unwrap();
         for i in 0..crate::workspace::support::DAILY_LIMIT {
             assert_eq!(
                 call(&db, json!({"subject": "s", "message": format!("m{i}")}), NOW_MS + i).outcome,

@@ -195,13 +195,32 @@ fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
     assert_eq!(s.card_last4.as_deref(), Some("4242"));
     assert_eq!(s.subscription.unwrap().plan.as_deref(), Some("growth"));
     assert_eq!(invoices.len(), 2);
+    // A lower plan from the portal, as the texts say (third journey walk: the sandbox's portal
+    // could only cancel); not a higher one, which is upgrade_plan's approval, nor the free plan.
+    for higher in ["scale", "growth", "free"] {
+        assert_eq!(
+            w.op(Op::SandboxCancel { session: session.clone(), to: Some(higher.into()) }, NOW_MS + 13 * HOUR),
+            OpReply::SandboxCanceled { canceled: false, to: None },
+            "{higher}"
+        );
+    }
     assert_eq!(
-        w.op(Op::SandboxCancel { session: session.clone() }, NOW_MS + 13 * HOUR),
-        OpReply::SandboxCanceled { canceled: true }
+        w.op(Op::SandboxCancel { session: session.clone(), to: Some("starter".into()) }, NOW_MS + 13 * HOUR),
+        OpReply::SandboxCanceled { canceled: true, to: Some("Starter".into()) }
+    );
+    let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS + 13 * HOUR);
+    assert_eq!(
+        (plans["current"]["id"].clone(), plans["current"]["status"].clone()),
+        (json!("starter"), json!("active"))
+    );
+    assert_eq!(plans["charges"].as_array().unwrap().len(), 2, "no charge for moving down");
+    assert_eq!(
+        w.op(Op::SandboxCancel { session: session.clone(), to: None }, NOW_MS + 13 * HOUR),
+        OpReply::SandboxCanceled { canceled: true, to: None }
     );
     assert_eq!(
-        w.op(Op::SandboxCancel { session }, NOW_MS + 13 * HOUR),
-        OpReply::SandboxCanceled { canceled: false }
+        w.op(Op::SandboxCancel { session, to: None }, NOW_MS + 13 * HOUR),
+        OpReply::SandboxCanceled { canceled: false, to: None }
     );
     let plans = w.ok("get_plans_and_billing", json!({}), NOW_MS + 13 * HOUR);
     assert_eq!(
@@ -534,8 +553,8 @@ fn one_payment_page_can_be_paid_at_a_time() {
     assert_ne!(growth["sessionId"], first["sessionId"]);
     let closed = pay(first["sessionId"].as_str().unwrap(), NOW_MS + 180_000);
     assert!(
-        matches!(&closed, OpReply::SandboxPaid { outcome: Paid::Closed { reason } } if reason.contains("expired")),
-        "closed unpaid, not 'already paid': {closed:?}"
+        matches!(&closed, OpReply::SandboxPaid { outcome: Paid::Closed { reason } } if reason.starts_with("A newer checkout page replaced this one")),
+        "closed unpaid, replaced, not 'already paid' nor 'expired': {closed:?}"
     );
     // Back to the first plan: a new page again, and the growth page closed.
     let starter = w.ok("start_checkout", json!({"plan": "starter"}), NOW_MS + 240_000);

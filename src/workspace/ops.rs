@@ -65,10 +65,13 @@ pub enum Op {
         /// The test card number.
         card: String,
     },
-    /// Cancels the subscription from sandbox portal `session`.
+    /// Cancels the subscription from sandbox portal `session`, or moves it to a lower plan.
     SandboxCancel {
         /// The portal session id.
         session: String,
+        /// The lower plan to move to; none cancels.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<String>,
     },
     /// A verified unsubscribe link was used (`/u/<token>`): the address with this hash
     /// (`compliance::email_hash`) is never emailed again.
@@ -117,10 +120,14 @@ pub enum OpReply {
         /// Paid (with the events applied), refused, or closed.
         outcome: Paid,
     },
-    /// Whether cancelling from the sandbox portal ended a subscription.
+    /// What the sandbox portal changed.
     SandboxCanceled {
-        /// False when there was nothing to cancel.
+        /// Whether a subscription was changed: ended, or moved to `to`. False when there was
+        /// nothing to change.
         canceled: bool,
+        /// The name of the plan it moved to, when it moved rather than ended.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        to: Option<String>,
     },
     /// The unsubscribe was recorded (whether or not the address is a known lead: the page says
     /// the same either way).
@@ -217,13 +224,17 @@ pub async fn handle_op(svc: &Services<'_>, opened: &super::Opened, op: Op) -> Re
             let company = super::offer::load(svc.db)?.map(|(o, _)| o.company_name.unwrap_or(o.product));
             Ok(OpReply::Unsubscribed { company })
         }
-        Op::SandboxCancel { session } => {
+        Op::SandboxCancel { session, to } => {
             let Some(workspace) = super::workspace_id(svc.db)? else { return Ok(OpReply::NotFound) };
-            let event = sandbox_billing::cancel_from_portal(svc, &workspace, &session)?;
+            let to = to.and_then(|id| svc.config.plans.find(&id));
+            let event = sandbox_billing::change_from_portal(svc, &workspace, &session, to)?;
             if let Some(event) = &event {
                 billing::apply_event(svc.db, svc.config, svc.now_ms, event)?;
             }
-            Ok(OpReply::SandboxCanceled { canceled: event.is_some() })
+            Ok(OpReply::SandboxCanceled {
+                canceled: event.is_some(),
+                to: to.filter(|_| event.is_some()).map(|p| p.name.clone()),
+            })
         }
     }
 }

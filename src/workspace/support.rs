@@ -104,6 +104,22 @@ pub fn sent_today(db: &dyn Db, now_ms: i64) -> Result<i64, StoreError> {
         .unwrap_or(0))
 }
 
+/// The request with this subject and message sent since `since_ms`, if there is one: the same
+/// request sent again (a retried call, a model that lost the first answer) keeps its reference
+/// rather than open a second ticket (third journey walk).
+pub fn sent_before(
+    db: &dyn Db,
+    subject: &str,
+    message: &str,
+    since_ms: i64,
+) -> Result<Option<Stored>, StoreError> {
+    db.row(
+        "SELECT id, reference, created_at, forwarded_at FROM support_requests \
+         WHERE subject = ? AND message = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1",
+        vec![subject.into(), message.into(), since_ms.into()],
+    )
+}
+
 /// Stores a request, with its delivery scheduled when a webhook is configured.
 pub fn store(db: &dyn Db, config: &Config, request: &NewRequest, now_ms: i64) -> Result<Stored, StoreError> {
     let id = crate::ids::random_id("sup_");
