@@ -287,9 +287,6 @@ fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Op
         "expired" => {
             body.push_str("<p class=\"error\">This checkout page has expired; ask for a new one.</p>")
         }
-        "replaced" => {
-            body.push_str(&format!("<p class=\"error\">{}</p>", crate::providers::sandbox_billing::REPLACED))
-        }
         _ if current_plan == plan.id => {
             body.push_str("<p class=\"ok\">The workspace is already on this plan.</p>")
         }

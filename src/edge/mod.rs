@@ -506,9 +506,7 @@ fn serve(request: HttpRequest, env: Env, ctx: wasm_bindgen::JsValue, started: i6
     });
     match answer.as_mut().poll(&mut std::task::Context::from_waker(Waker::noop())) {
         Poll::Ready(response) => response.into(),
-        Poll::Pending => {
-            worker::wasm_bindgen_futures::future_to_promise(async move { Ok(answer.await.into()) }).into()
-        }
+        Poll::Pending => to_promise(Box::pin(async move { answer.await.into() })).into(),
     }
 }
 
@@ -579,10 +577,19 @@ fn head_of(pairs: &[(String, String)]) -> String {
 /// The answer of a Durable Object's `call` (Workers RPC): `STATUS\ntext` once `answer` is done,
 /// the form [`object_text`] reads.
 fn rpc_answer(answer: impl std::future::Future<Output = (u16, String)> + 'static) -> js_sys::Promise {
-    worker::wasm_bindgen_futures::future_to_promise(async move {
+    to_promise(Box::pin(async move {
         let (status, text) = answer.await;
-        Ok(wasm_bindgen::JsValue::from(format!("{status}\n{text}")))
-    })
+        wasm_bindgen::JsValue::from(format!("{status}\n{text}"))
+    }))
+}
+
+/// The promise of a future that cannot fail. One boxed future type for every caller, so that
+/// `future_to_promise` (its task, its waker, its closures) is compiled once rather than once per
+/// future type.
+fn to_promise(
+    answer: std::pin::Pin<Box<dyn std::future::Future<Output = wasm_bindgen::JsValue>>>,
+) -> js_sys::Promise {
+    worker::wasm_bindgen_futures::future_to_promise(async move { Ok(answer.await) })
 }
 
 /// A Durable Object alarm at `ms` since the epoch, through a JavaScript `Date` (`worker`'s

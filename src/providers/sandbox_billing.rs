@@ -314,19 +314,11 @@ fn to_subscription(s: SubRow) -> Subscription {
     }
 }
 
-/// What a checkout page replaced by a newer one says.
-pub const REPLACED: &str =
-    "A newer checkout page replaced this one: pay on the newest page, or ask for a new one.";
-
 /// A page session of `kind` (`checkout` or `portal`), with what its page shows.
 pub fn page_session(svc: &Services<'_>, kind: &str, id: &str) -> Result<Option<PageSession>, StoreError> {
     let Some(row) = session(svc, kind, id)? else { return Ok(None) };
-    // A page closed before its time was replaced by a page for another plan (`pay_checkout`).
-    let status = match (row.status.as_str(), row.expires_at <= svc.now_ms) {
-        ("open", true) => "expired".into(),
-        ("expired", false) if kind == "checkout" => "replaced".into(),
-        _ => row.status,
-    };
+    let status =
+        if row.status == "open" && row.expires_at <= svc.now_ms { "expired".into() } else { row.status };
     let (subscription, card_last4) = match &row.customer {
         Some(customer) => {
             #[derive(Deserialize)]
@@ -390,11 +382,7 @@ pub fn pay_checkout(
     if row.status == "complete" {
         return closed("This checkout is already paid.");
     }
-    // Closed when a page for another plan replaced it, which is not the clock's doing (third
-    // journey walk: such a page said it had expired).
-    if row.status != "open" && row.expires_at > svc.now_ms {
-        return closed(REPLACED);
-    }
+    // Expired by the clock, or closed when a page for another plan replaced it.
     if row.status != "open" || row.expires_at <= svc.now_ms {
         return closed("This checkout page has expired; ask for a new one.");
     }

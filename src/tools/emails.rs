@@ -173,8 +173,7 @@ impl Tool for SavePlaybook {
             .collect();
             if !gone.is_empty() {
                 text.push_str(&format!(
-                    " Left out of this save, so no longer in the playbook: {}. Saving replaces the whole playbook; \
-                     save it again with them if they should stay.",
+                    " Not in this save, so removed: {}. Saving replaces the whole playbook.",
                     gone.join(", ")
                 ));
             }

@@ -311,7 +311,7 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
         call(&db, "save_playbook", json!({"tone": "Plain", "angle": "Close", "sender_name": "Anna Berg"}));
     assert!(
         again.text.contains(
-            "no longer in the playbook: persona, pain points, rules, objections, sender title. Saving replaces"
+            "Not in this save, so removed: persona, pain points, rules, objections, sender title. Saving replaces"
         ),
         "{}",
         again.text
