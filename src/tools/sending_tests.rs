@@ -777,3 +777,20 @@ fn a_second_order_shows_its_own_dates_and_warm_up_while_the_first_sends() {
     );
     assert_eq!(w.ok("estimate_campaign_plan", json!({ "lead_count": 100 }), warm_from)["mailboxes"], 8);
 }
+
+/// Five mailboxes on two domains are not "on each domain": the label says the names go on the
+/// domains, which hold three and two (third journey walk).
+#[test]
+fn address_choices_say_when_the_domains_do_not_share_them_evenly() {
+    let w = World::new();
+    w.offer();
+    w.ok("size_sending_capacity", json!({ "volume": 150, "unit": "emails_per_day", "steps": 3 }), NOW_MS);
+    w.ok("confirm_sizing", json!({}), NOW_MS);
+    let q = w.ok("choose_sending_source", json!({}), NOW_MS);
+    w.answer("choose_sending_source", &q, "own_names", NOW_MS);
+    let q = w.ok("propose_domains", json!({}), NOW_MS);
+    w.answer("propose_domains", &q, "set_1", NOW_MS);
+    let e = w.ok("propose_email", json!({ "sender_name": "Anna Berg" }), NOW_MS);
+    assert_eq!(e["choices"][0]["label"], "anna@, anna.berg@, a.berg@ on the domains", "{e}");
+    assert!(e["choices"][0]["description"].as_str().unwrap().starts_with("5 addresses in all"), "{e}");
+}
