@@ -1050,7 +1050,12 @@ fn a_plan_that_ends_pauses_the_campaigns_it_no_longer_allows() {
         "{text}"
     );
     let context = w.call("get_workspace_context", json!({}), ready + 6 * DAY).text;
-    assert!(context.contains("- Campaign paused: the plan allows it again: resume_campaign"), "{context}");
+    assert!(context.contains("- Campaign paused: The plan allows it again: resume_campaign"), "{context}");
+    let card = w.ok("get_workspace_context", json!({}), ready + 6 * DAY);
+    assert!(
+        card["sending"]["campaign"]["pauseReason"].as_str().unwrap().starts_with("The plan allows it again"),
+        "{card}"
+    );
     assert_eq!(w.ok("resume_campaign", json!({}), ready + 6 * DAY)["kind"], "approval");
 }
 

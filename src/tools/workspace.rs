@@ -5,8 +5,10 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::registry::{Access, Hints, Refusal, Reply, Tool, ToolCx};
+use crate::plans::Limit;
 use crate::workspace::approvals::{self, Approval};
 use crate::workspace::billing;
+use crate::workspace::campaigns::PausedBy;
 use crate::workspace::journey::{self, Availability, JourneyStep, NextStep, Progress, Step};
 use crate::workspace::memory::{self, Memory, Saved};
 use crate::workspace::offer::{self, Offer};
@@ -107,7 +109,15 @@ impl Tool for GetWorkspaceContext {
             progress.done(Step::Offer);
         }
         let planning = crate::workspace::planning::load(cx.db, &mut progress)?;
-        let sending = crate::workspace::sending::summary(cx.db)?;
+        let mut sending = crate::workspace::sending::summary(cx.db)?;
+        // Paused for a plan that allows it again (the user paid since): resuming is what is left,
+        // in the text and the card alike (third journey walk: both still said to upgrade).
+        if let Some(c) = sending.campaign.as_mut().filter(|c| c.paused_by == Some(PausedBy::Plan))
+            && crate::workspace::limits::check(cx.db, cx.config, cx.now_ms, Limit::ActiveCampaigns, 1).is_ok()
+        {
+            c.pause_reason =
+                Some("The plan allows it again: resume_campaign asks the user to approve sending.".into());
+        }
         progress.done.extend(sending.done());
         if sending.warming && !progress.done.contains(&Step::Warmup) {
             progress.warming(crate::tools::sending::ready_date(cx)?);
@@ -193,23 +203,7 @@ impl Tool for GetWorkspaceContext {
             }
             // Said here too, not only by get_campaign: a campaign the plan paused looked paused for
             // no reason (second journey walk).
-            if let Some(c) = sending.campaign.as_ref().filter(|c| c.paused_by.is_some()) {
-                // Paused for a plan that allows it again (the user paid since): resuming is left.
-                let lifted = c.paused_by == Some(crate::workspace::campaigns::PausedBy::Plan)
-                    && crate::workspace::limits::check(
-                        cx.db,
-                        cx.config,
-                        cx.now_ms,
-                        crate::plans::Limit::ActiveCampaigns,
-                        1,
-                    )
-                    .is_ok();
-                let why = match (lifted, c.pause_reason.as_deref()) {
-                    (true, _) | (false, None) => {
-                        "the plan allows it again: resume_campaign asks the user to approve sending."
-                    }
-                    (false, Some(why)) => why,
-                };
+            if let Some(why) = sending.campaign.as_ref().and_then(|c| c.pause_reason.as_deref()) {
                 text.push_str(&format!("- Campaign paused: {why}\n"));
             }
         }
