@@ -79,6 +79,18 @@ test("the whole billing loop works locally", async () => {
   assert.match(portalHtml, /Plan: <strong>Growth<\/strong>/);
   assert.match(portalHtml, /•••• 4242/);
   assert.match(portalHtml, /Upgrade to Growth \(prorated\)/);
+  // The lower paid plans, as the texts say the portal offers them; no higher one (upgrade_plan's).
+  assert.match(portalHtml, /<input type="hidden" name="plan" value="starter"><button type="submit">Switch to Starter \(\$49\/month\) now<\/button>/);
+  assert.doesNotMatch(portalHtml, /Switch to (Growth|Scale|Free)/);
+  const lowered = await fetch(portal.url, {
+    method: "POST",
+    headers: { origin: worker.origin, "content-type": "application/x-www-form-urlencoded" },
+    body: "plan=starter",
+  });
+  assert.equal(lowered.status, 200);
+  assert.match(await lowered.text(), /Your plan is now Starter, from today\./);
+  const starter = await ok(client, "get_plans_and_billing");
+  assert.deepEqual([starter.current.id, starter.current.status], ["starter", "active"]);
   const cancel = await fetch(portal.url, { method: "POST", headers: { origin: worker.origin } });
   assert.equal(cancel.status, 200);
   assert.match(await cancel.text(), /back on the free plan/);
