@@ -1940,29 +1940,21 @@ pub async fn sync_now(cx: &ToolCx<'_>) -> Result<Option<String>, Refusal> {
 /// import, not a staging, as the next step (third journey walk: stage_campaign then refused).
 fn next_when_ready(cx: &ToolCx<'_>) -> Result<&'static str, Refusal> {
     use crate::workspace::campaigns::State;
-    let fresh = || -> Result<bool, Refusal> {
-        Ok(cx
-            .db
-            .query(crate::store::Stmt::new(
-                "SELECT COUNT(*) FROM leads l WHERE NOT EXISTS (SELECT 1 FROM campaign_leads c WHERE c.lead_id = l.id)",
-                vec![],
-            ))?
-            .scalar_i64()
-            .unwrap_or(0)
-            > 0)
-    };
     Ok(match crate::workspace::campaigns::find(cx.db, None)?.map(|c| c.state) {
         Some(State::Active) => "The campaign is under way: get_campaign shows how it goes.",
         Some(State::Paused) => "The campaign is paused: get_campaign says why and how it sends again.",
         Some(State::Draft) => "Next: launch_campaign (an approval the user decides).",
-        Some(State::Completed | State::Stopped) if fresh()? => {
+        // The leads staging would take (`stage_campaign` refuses when there are none).
+        Some(State::Completed | State::Stopped)
+            if !crate::workspace::campaigns::unassigned_leads(cx.db)?.is_empty() =>
+        {
             "The campaign has ended. Next: stage_campaign for a new one with the leads not in a campaign yet."
         }
         Some(State::Completed | State::Stopped) => {
             "The campaign has ended and every imported lead was in it: import more leads (import_leads, an \
              approval the user decides) for a new one."
         }
-        None if fresh()? => "Next: call stage_campaign.",
+        None if crate::workspace::leads::count(cx.db)? > 0 => "Next: call stage_campaign.",
         None => {
             "Next: import the leads (import_leads, an approval the user decides), then call stage_campaign."
         }
