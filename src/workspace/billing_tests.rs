@@ -196,8 +196,9 @@ fn the_sandbox_loop_subscribes_upgrades_and_cancels() {
     assert_eq!(s.subscription.unwrap().plan.as_deref(), Some("growth"));
     assert_eq!(invoices.len(), 2);
     // A lower plan from the portal, as the texts say (third journey walk: the sandbox's portal
-    // could only cancel); not a higher one, which is upgrade_plan's approval, nor the free plan.
-    for higher in ["scale", "growth", "free"] {
+    // could only cancel); not a higher one, which is upgrade_plan's approval, nor the free plan,
+    // nor a plan that does not exist, which must not read as cancelling.
+    for higher in ["scale", "growth", "free", "no-such-plan"] {
         assert_eq!(
             w.op(Op::SandboxCancel { session: session.clone(), to: Some(higher.into()) }, NOW_MS + 13 * HOUR),
             OpReply::SandboxCanceled { canceled: false, to: None },

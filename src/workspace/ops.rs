@@ -226,7 +226,15 @@ pub async fn handle_op(svc: &Services<'_>, opened: &super::Opened, op: Op) -> Re
         }
         Op::SandboxCancel { session, to } => {
             let Some(workspace) = super::workspace_id(svc.db)? else { return Ok(OpReply::NotFound) };
-            let to = to.and_then(|id| svc.config.plans.find(&id));
+            // A plan the form names that does not exist changes nothing: read as no plan, it
+            // would cancel the subscription.
+            let to = match to {
+                Some(id) => match svc.config.plans.find(&id) {
+                    Some(plan) => Some(plan),
+                    None => return Ok(OpReply::SandboxCanceled { canceled: false, to: None }),
+                },
+                None => None,
+            };
             let event = sandbox_billing::change_from_portal(svc, &workspace, &session, to)?;
             if let Some(event) = &event {
                 billing::apply_event(svc.db, svc.config, svc.now_ms, event)?;
