@@ -279,6 +279,14 @@ test("a sender value removed after the sequence was approved stops staging, nami
   assert.match(none.content[0].text, /stage_campaign/);
   // The name saved again, the same approved sequence stages.
   await ok(client, "save_playbook", { tone: "plain", angle: "speed", sender_name: "Sam Lee" });
+  // A start date gone by is refused, and nothing is staged.
+  const past = await client.callTool({ name: "stage_campaign", arguments: { start_date: "2020-01-01" } });
+  assert.equal(past.isError, true, past.content[0].text);
+  assert.match(
+    past.content[0].text,
+    /`start_date` 2020-01-01 is in the past: give today or a later day, or leave it out to send from the launch/,
+  );
+  assert.equal((await client.callTool({ name: "get_campaign", arguments: {} })).isError, true, "still nothing staged");
   const draft = await ok(client, "stage_campaign");
   assert.deepEqual([draft.status, draft.leads, draft.sequenceSteps], ["draft", 30, 3]);
   await client.close();

@@ -103,6 +103,15 @@ test("without a webhook the request is kept and referenced", async () => {
     assert.match(r.reference, /^VS-/);
     const bad = await client.callTool({ name: "contact_support", arguments: { subject: "x", message: "y", reply_to: "nope" } });
     assert.equal(bad.isError, true);
+    // The same request again keeps its reference; an approval the workspace does not have is refused.
+    const again = await ok(client, "contact_support", { subject: "Hello", message: "Just checking." });
+    assert.equal(again.reference, r.reference);
+    const unknown = await client.callTool({
+      name: "contact_support",
+      arguments: { subject: "About an approval", message: "It failed.", approval_id: "apr_nothere" },
+    });
+    assert.equal(unknown.isError, true);
+    assert.match(unknown.content[0].text, /no approval `apr_nothere` in this workspace: list_pending_approvals shows the open ones/);
     await client.close();
   } finally {
     await w.stop();
