@@ -816,7 +816,17 @@ impl Tool for CheckDomains {
             })
             .collect();
         let mut text = String::from("**Domain check** (nothing reserved or bought):\n");
+        let ours = store::domains(cx.db)?;
         for d in &domains {
+            // The workspace's own sending domains are taken, by the user (third journey walk:
+            // "not available (already registered)").
+            if ours.iter().any(|o| o.name == d.name) {
+                text.push_str(&format!(
+                    "- {} — already yours: in the sending setup (get_sending_setup)\n",
+                    d.name
+                ));
+                continue;
+            }
             let state = match (d.available, d.suitable, &d.price) {
                 (true, true, Some(p)) => {
                     format!("available, {}{}", p.display(), if d.premium { " (premium)" } else { "" })

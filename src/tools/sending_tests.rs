@@ -396,6 +396,8 @@ fn own_brand_addresses_are_proposed_ordered_set_up_and_warmed() {
     assert_eq!(done["status"], "done", "{done}");
     assert!(done["result"].as_str().unwrap().contains("6 mailboxes"), "{done}");
     assert!(w.refused("order_sending_setup", json!({}), NOW_MS).contains("already ordered"));
+    let mine = w.call("check_domains", json!({ "domains": [domains[0]] }), NOW_MS).text;
+    assert!(mine.contains(&format!("- {} — already yours: in the sending setup", domains[0])), "{mine}");
 
     // Sunday: being set up; warm-up asked for now starts when the mailboxes exist.
     let setup = w.ok("get_sending_setup", json!({}), NOW_MS + 60_000);

@@ -6,33 +6,26 @@
 use crate::leads::vocab::Culture;
 
 /// First halves of company names.
-pub const PREFIXES: &[&str] = &[
-    "blue", "bright", "north", "clear", "swift", "true", "silver", "green", "iron", "stone", "oak", "pine",
-    "maple", "cedar", "river", "lake", "harbor", "summit", "peak", "ridge", "valley", "sky", "sun", "star",
-    "moon", "cloud", "rain", "snow", "frost", "fire", "spark", "light", "tide", "coast", "bay", "cape",
-    "meadow", "grove", "forest", "cliff", "canyon", "prairie", "delta", "aurora", "nova", "terra", "astra",
-    "vela", "lumen", "solis", "orbi", "arca", "vita", "nexa", "opti", "zen", "flux", "prime", "apex",
-    "vertex", "pivot", "vector", "quantum", "atlas", "titan", "hydra", "orion", "polar", "alpine", "nordic",
-    "urban", "metro", "civic", "royal", "noble", "golden", "amber", "coral", "jade", "onyx", "ruby", "azure",
-    "indigo", "violet", "scarlet", "crimson", "ivory", "copper", "cobalt", "granite", "marble", "willow",
-    "birch", "aspen", "elm", "hazel", "fern", "ivy", "sage", "mint", "clover", "lotus", "orchid", "falcon",
-    "eagle", "hawk", "raven", "heron", "swan", "fox", "wolf", "bear", "lynx", "otter", "bison", "stag",
-    "kestrel", "sparrow", "robin", "finch", "wren", "dune", "mesa", "fjord", "tundra", "sierra", "everest",
-    "kilo", "zephyr", "helio",
-];
+pub const PREFIXES: Words = Words(
+    "blue,bright,north,clear,swift,true,silver,green,iron,stone,oak,pine,maple,cedar,river,lake,harbor,\
+     summit,peak,ridge,valley,sky,sun,star,moon,cloud,rain,snow,frost,fire,spark,light,tide,coast,bay,\
+     cape,meadow,grove,forest,cliff,canyon,prairie,delta,aurora,nova,terra,astra,vela,lumen,solis,orbi,\
+     arca,vita,nexa,opti,zen,flux,prime,apex,vertex,pivot,vector,quantum,atlas,titan,hydra,orion,polar,\
+     alpine,nordic,urban,metro,civic,royal,noble,golden,amber,coral,jade,onyx,ruby,azure,indigo,violet,\
+     scarlet,crimson,ivory,copper,cobalt,granite,marble,willow,birch,aspen,elm,hazel,fern,ivy,sage,mint,\
+     clover,lotus,orchid,falcon,eagle,hawk,raven,heron,swan,fox,wolf,bear,lynx,otter,bison,stag,kestrel,\
+     sparrow,robin,finch,wren,dune,mesa,fjord,tundra,sierra,everest,kilo,zephyr,helio",
+);
 
 /// Second halves of company names.
-pub const SUFFIXES: &[&str] = &[
-    "lane", "path", "bridge", "gate", "way", "point", "line", "forge", "craft", "stack", "base", "hub",
-    "loop", "link", "mark", "shift", "scale", "sight", "wise", "ware", "logic", "nest", "box", "bit", "byte",
-    "wire", "cast", "flow", "stream", "leaf", "root", "seed", "bloom", "rock", "hill", "wood", "brook",
-    "ford", "haven", "port", "dock", "yard", "mill", "barn", "tower", "hall", "house", "vault", "keep",
-    "crest", "crown", "shield", "arrow", "anchor", "compass", "beacon", "lantern", "signal", "pulse", "beat",
-    "spring", "well", "source", "quest", "venture", "trail", "route", "track", "ledger", "folio", "metric",
-    "matrix", "grid", "frame", "form", "fold", "sphere", "orbit", "dial", "gear", "lever", "engine",
-    "motion", "drive", "volt", "lens", "prism", "pixel", "canvas", "ink", "quill", "page", "note", "tone",
-    "chord", "verse", "sense", "mind", "scope", "deck",
-];
+pub const SUFFIXES: Words = Words(
+    "lane,path,bridge,gate,way,point,line,forge,craft,stack,base,hub,loop,link,mark,shift,scale,sight,\
+     wise,ware,logic,nest,box,bit,byte,wire,cast,flow,stream,leaf,root,seed,bloom,rock,hill,wood,brook,\
+     ford,haven,port,dock,yard,mill,barn,tower,hall,house,vault,keep,crest,crown,shield,arrow,anchor,\
+     compass,beacon,lantern,signal,pulse,beat,spring,well,source,quest,venture,trail,route,track,ledger,\
+     folio,metric,matrix,grid,frame,form,fold,sphere,orbit,dial,gear,lever,engine,motion,drive,volt,lens,\
+     prism,pixel,canvas,ink,quill,page,note,tone,chord,verse,sense,mind,scope,deck",
+);
 
 /// Endings of company names: the domain part and the name's qualifier.
 pub const QUALIFIERS: &[(&str, &str)] = &[
@@ -173,10 +166,10 @@ mod tests {
     #[test]
     fn lists_have_no_repeats() {
         for list in [PREFIXES, SUFFIXES] {
-            let mut v = list.to_vec();
+            let mut v: Vec<_> = list.iter().collect();
             v.sort_unstable();
             v.dedup();
-            assert_eq!(v.len(), list.len());
+            assert_eq!(v.len(), list.count());
         }
         for c in COUNTRIES {
             let (first, last) = names(c.culture);
@@ -195,7 +188,7 @@ mod tests {
     #[test]
     fn company_words_are_lower_case_ascii() {
         // They make domain names, and `capitalize` upper-cases their first letter as ASCII.
-        for word in PREFIXES.iter().chain(SUFFIXES) {
+        for word in PREFIXES.iter().chain(SUFFIXES.iter()) {
             assert!(
                 !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()),
                 "{word}"

@@ -344,8 +344,8 @@ fn domains_parse_back_to_their_company() {
 #[test]
 fn every_name_combination_spells_a_different_label() {
     let mut labels = HashSet::new();
-    for p in names::PREFIXES {
-        for s in names::SUFFIXES {
+    for p in names::PREFIXES.iter() {
+        for s in names::SUFFIXES.iter() {
             for (q, _) in names::QUALIFIERS {
                 assert!(labels.insert(format!("{p}{s}{q}")), "{p}{s}{q} is ambiguous");
             }
@@ -353,8 +353,10 @@ fn every_name_combination_spells_a_different_label() {
     }
     // And no label splits two ways: the parser tries every prefix, so check it finds one.
     let mut rng = Rng(11);
+    let (prefixes, suffixes): (Vec<_>, Vec<_>) =
+        (names::PREFIXES.iter().collect(), names::SUFFIXES.iter().collect());
     for _ in 0..3_000 {
-        let (p, s, q) = (rng.pick(names::PREFIXES), rng.pick(names::SUFFIXES), rng.pick(names::QUALIFIERS).0);
+        let (p, s, q) = (rng.pick(&prefixes), rng.pick(&suffixes), rng.pick(names::QUALIFIERS).0);
         let label = format!("{p}{s}{q}");
         let splits = names::PREFIXES
             .iter()
