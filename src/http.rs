@@ -168,6 +168,7 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
         Err(e) => {
             trace.outcome = "http_error";
             trace.detail = Some(format!("configuration: {e}"));
+            trace.logged = true;
             return (error_response(500, "server_error", "The server is misconfigured."), trace);
         }
     };
@@ -254,7 +255,17 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
             error_response(404, "not_found", "Nothing here.")
         }
     };
-    let response = with_cors(response, req, config).with("x-request-id", request_id);
+    if trace.outcome.is_empty() {
+        trace.outcome = "ok";
+    }
+    trace.logged =
+        config.log_routine || !crate::log::is_routine(&req.method, &req.path, response.status, &trace);
+    // The request id names the request's log line, for support. A routine answer has no line to
+    // name, and on Cloudflare, where the id is the request's `cf-ray`, the edge sends that on
+    // every answer anyway (`CF-Ray`), so it carries none: each header is work for the runtime on
+    // every request (bench/README.md, "The routine answers' fixed heads").
+    let response = with_cors(response, req, config);
+    let response = if trace.logged { response.with("x-request-id", request_id) } else { response };
     let response = if is_mcp_answer(req) {
         response
     } else {
@@ -268,9 +279,6 @@ pub async fn route(req: &HttpRequest, platform: &dyn Platform, request_id: &str)
             response
         }
     };
-    if trace.outcome.is_empty() {
-        trace.outcome = "ok";
-    }
     (response, trace)
 }
 

@@ -304,7 +304,36 @@ import { env } from "cloudflare:workers";
 export function start_env() {
   return env;
 }
-export function respond(status, head, body) {
+// The init of each fixed head (`fixed`: the routine answers'), by its text, with its headers
+// made once as a `Headers`, which the runtime copies as it is rather than reading each member of
+// an object: with the request id left out of those answers, about 0.93× the CPU of `initialize`
+// (bench/README.md, "The routine answers' fixed heads"). A few heads at most are fixed; the
+// bound is there in case a change made them vary.
+const FIXED = new Map();
+export function respond(status, head, body, fixed) {
+  let init = fixed ? FIXED.get(head) : undefined;
+  if (init === undefined || init.status !== status) {
+    init = initOf(status, head);
+    if (fixed && FIXED.size < 64) {
+      init = { ...init, headers: new Headers(init.headers) };
+      FIXED.set(head, init);
+    }
+  }
+  try {
+    return new Response(body.length === 0 ? null : body.slice(), init);
+  } catch {
+    // A response the runtime refuses goes out without its body rather than trapping the module.
+    // That happens at global scope, which refuses a body (a stream), to the start rehearsal's
+    // answer, which is dropped. A header the runtime refuses (a control byte) makes a bare 500:
+    // an exception thrown from here would cross the wasm and leave the request unanswered.
+    try {
+      return new Response(null, init);
+    } catch {
+      return new Response(null, { status: 500 });
+    }
+  }
+}
+function initOf(status, head) {
   const parts = head.split("\n");
   // A plain object, as most Workers pass their headers, unless a name repeats (`set-cookie`).
   // Made with `{}` and filled in the same order every time, it keeps a fixed shape, which the
@@ -323,20 +352,7 @@ export function respond(status, head, body) {
   // A body we encoded ourselves (`content-encoding`) goes out as it is; by default the runtime
   // would compress it again.
   const encoded = headers instanceof Headers ? headers.has("content-encoding") : Object.hasOwn(headers, "content-encoding");
-  const init = encoded ? { status, headers, encodeBody: "manual" } : { status, headers };
-  try {
-    return new Response(body.length === 0 ? null : body.slice(), init);
-  } catch {
-    // A response the runtime refuses goes out without its body rather than trapping the module.
-    // That happens at global scope, which refuses a body (a stream), to the start rehearsal's
-    // answer, which is dropped. A header the runtime refuses (a control byte) makes a bare 500:
-    // an exception thrown from here would cross the wasm and leave the request unanswered.
-    try {
-      return new Response(null, init);
-    } catch {
-      return new Response(null, { status: 500 });
-    }
-  }
+  return encoded ? { status, headers, encodeBody: "manual" } : { status, headers };
 }
 const ENCODER = new TextEncoder();
 export function encode_into(text, into) {
@@ -385,7 +401,9 @@ extern "C" {
     /// memory first. Handing the `Response` the view of wasm memory itself, which the Fetch
     /// standard says it copies, doubled workerd's peak memory under `tools/list` load
     /// (532 against 240 MiB, bench/README.md), so the copy stays.
-    fn respond(status: u16, head: &str, body: &[u8]) -> web_sys::Response;
+    /// `fixed`: the head is one that many requests share, whose headers are then kept by its
+    /// text.
+    fn respond(status: u16, head: &str, body: &[u8], fixed: bool) -> web_sys::Response;
     /// Writes `text` into `into` as UTF-8; the number of bytes written.
     fn encode_into(text: &js_sys::JsString, into: &mut [u8]) -> u32;
     /// Logs it if the promise (or value) `answer` fails; an answer itself is dropped.
@@ -487,9 +505,7 @@ fn serve(request: HttpRequest, env: Env, ctx: wasm_bindgen::JsValue, started: i6
             request.header("cf-ray").map(str::to_owned).unwrap_or_else(|| crate::ids::random_id("req_"));
         let platform = EdgePlatform { config: config(&env), env, ctx, now_ms: started };
         let (response, trace) = http::route(&request, &platform, &request_id).await;
-        // A broken configuration logs everything: its requests are all failures anyway.
-        let log_routine = platform.config.as_ref().as_ref().map_or(true, |c| c.log_routine);
-        if log_routine || !crate::log::is_routine(&request.method, &request.path, response.status, &trace) {
+        if trace.logged {
             worker::console_log!(
                 "{}",
                 crate::log::request_line(
@@ -502,7 +518,9 @@ fn serve(request: HttpRequest, env: Env, ctx: wasm_bindgen::JsValue, started: i6
                 )
             );
         }
-        to_worker_response(&response)
+        // An unlogged answer's head is the same for every such request (it carries no request
+        // id), unless it echoes the request's `Origin` (CORS).
+        to_worker_response(&response, !trace.logged && request.header("origin").is_none())
     });
     match answer.as_mut().poll(&mut std::task::Context::from_waker(Waker::noop())) {
         Poll::Ready(response) => response.into(),
@@ -624,6 +642,6 @@ fn split_url(url: &str) -> (String, Option<String>) {
     }
 }
 
-fn to_worker_response(response: &HttpResponse) -> web_sys::Response {
-    respond(response.status, &head_of(&response.headers), &response.body)
+fn to_worker_response(response: &HttpResponse, fixed: bool) -> web_sys::Response {
+    respond(response.status, &head_of(&response.headers), &response.body, fixed)
 }

@@ -97,6 +97,8 @@ pub struct Trace {
     pub outcome: &'static str,
     /// Internal detail for the log (never sent).
     pub detail: Option<String>,
+    /// Whether the request gets a log line (`http::route` decides, by `log::is_routine`).
+    pub logged: bool,
 }
 
 /// Handles one authenticated POST to the MCP endpoint.
