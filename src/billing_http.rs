@@ -11,7 +11,9 @@ use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform, error_response};
 use crate::mcp::Trace;
 use crate::plans::Money;
-use crate::providers::sandbox_billing::{CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, PageSession, Paid};
+use crate::providers::sandbox_billing::{
+    CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, CHECKOUT_CLOSED, PageSession, Paid,
+};
 use crate::providers::stripe;
 use crate::workspace::billing::describe_limits;
 use crate::workspace::{Op, OpReply};
@@ -284,9 +286,7 @@ fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Op
     );
     match s.status.as_str() {
         "complete" => body.push_str("<p class=\"ok\">This checkout is paid.</p>"),
-        "expired" => {
-            body.push_str("<p class=\"error\">This checkout page has expired; ask for a new one.</p>")
-        }
+        "expired" => body.push_str(&format!("<p class=\"error\">{CHECKOUT_CLOSED}</p>")),
         _ if current_plan == plan.id => {
             body.push_str("<p class=\"ok\">The workspace is already on this plan.</p>")
         }

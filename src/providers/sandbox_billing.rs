@@ -26,6 +26,10 @@ use crate::workspace::schedule::{self, Job, JobCx, JobError};
 const PERIOD_MS: i64 = 30 * 86_400_000;
 /// How long a checkout page stays open (Stripe's default is 24 hours).
 const CHECKOUT_TTL_MS: i64 = 86_400_000;
+/// What a checkout page that can no longer be paid says: its day ran out, or the user asked for
+/// another plan's page, which closes the earlier one (`expired` both ways).
+pub const CHECKOUT_CLOSED: &str =
+    "This checkout page is closed: it expired, or a newer one replaced it. Ask for a new one.";
 /// How long a portal page stays open.
 const PORTAL_TTL_MS: i64 = 3_600_000;
 /// How long a subscription whose renewal was declined stays `past_due` before it ends, as
@@ -382,9 +386,8 @@ pub fn pay_checkout(
     if row.status == "complete" {
         return closed("This checkout is already paid.");
     }
-    // Expired by the clock, or closed when a page for another plan replaced it.
     if row.status != "open" || row.expires_at <= svc.now_ms {
-        return closed("This checkout page has expired; ask for a new one.");
+        return closed(CHECKOUT_CLOSED);
     }
     if already_subscribed {
         return closed("This workspace already pays for a plan; change it from the billing portal.");

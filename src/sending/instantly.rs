@@ -316,9 +316,6 @@ impl<'a> Instantly<'a> {
         let said =
             |k: &str| v.get(k).and_then(Value::as_str).and_then(|e| crate::outbound::said("Instantly", e));
         let mut problems = Vec::new();
-        if let Some(e) = said("order_error") {
-            problems.push(e);
-        }
         let mut unavailable = strings("unavailable_domains");
         unavailable.extend(strings("blacklist_domains"));
         if !unavailable.is_empty() {
@@ -332,12 +329,15 @@ impl<'a> Instantly<'a> {
             ("blacklist_keywords", "Words the platform does not allow in a domain"),
             ("invalid_forwarding_domains", "Invalid forwarding domains"),
             ("missing_domain_orders", "Mailboxes on domains not in the order"),
-            ("unavailable_email_providers", "Mailbox providers not available"),
         ] {
             let domains = strings(key);
             if !domains.is_empty() {
                 problems.push(format!("{what}: {}.", domains.join(", ")));
             }
+        }
+        // Providers by number (1, 2, 3); every order asks for Google's (`order_body`).
+        if v.get("unavailable_email_providers").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+            problems.push("Google mailboxes cannot be ordered right now; try again later.".into());
         }
         if let Some(e) = said("payment_failure_reason") {
             problems.push(format!("The payment failed ({e})."));
@@ -359,6 +359,13 @@ impl<'a> Instantly<'a> {
         }
         if v.get("checkout_required").and_then(Value::as_bool) == Some(true) {
             problems.push("The sending platform needs a payment method before ordering.".into());
+        }
+        // `order_error` is a code naming the field above that explains it ("unavailable_domains",
+        // "payment_failed"): said in words only when none of those explains the refusal.
+        if problems.is_empty()
+            && let Some(e) = v.get("order_error").and_then(Value::as_str).filter(|e| !e.trim().is_empty())
+        {
+            problems.extend(crate::outbound::said("Instantly", &e.replace('_', " ")));
         }
         let items: Vec<QuoteItem> = v
             .get("order_items")
@@ -526,6 +533,29 @@ struct Analytics {
     bounced_count: i64,
     #[serde(default)]
     unsubscribed_count: i64,
+}
+
+/// A sequence step as Instantly numbers it, from 0: a number, its text, or the
+/// `sequence_step_variant` identifier its emails carry (`"0_1_0"`: the second step).
+fn step_index(v: &Value) -> Option<u32> {
+    if let Some(x) = v.as_u64() {
+        return u32::try_from(x).ok();
+    }
+    let mut parts = v.as_str()?.split('_');
+    match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(step), None, ..) | (Some(_), Some(step), Some(_), None) => step.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The replies of a day or a step of the analytics, without the automatic ones (out of office),
+/// which Instantly counts apart (`unique_replies_automatic`), as the campaign's totals do.
+fn human_replies(row: &Value) -> u32 {
+    let count = |key: &str| row.get(key).and_then(Value::as_i64);
+    n(count("unique_replies")
+        .or_else(|| count("replies"))
+        .unwrap_or(0)
+        .saturating_sub(count("unique_replies_automatic").unwrap_or(0)))
 }
 
 fn n(v: i64) -> u32 {
@@ -886,11 +916,7 @@ impl SendingPlatform for Instantly<'_> {
                 Some(Day {
                     date: d.get("date")?.as_str()?.chars().take(10).collect(),
                     sent: n(d.get("sent").and_then(Value::as_i64).unwrap_or(0)),
-                    replies: n(d
-                        .get("unique_replies")
-                        .or_else(|| d.get("replies"))
-                        .and_then(Value::as_i64)
-                        .unwrap_or(0)),
+                    replies: human_replies(d),
                 })
             })
             .collect();
@@ -899,15 +925,12 @@ impl SendingPlatform for Instantly<'_> {
         let mut steps: Vec<StepTotals> = Vec::new();
         for s in steps_raw.as_array().into_iter().flatten() {
             // Steps are numbered from 0 in Instantly's analytics; variants are summed.
-            let Some(step) = s.get("step").and_then(|v| {
-                v.as_str().and_then(|x| x.parse::<u32>().ok()).or_else(|| v.as_u64().map(|x| x as u32))
-            }) else {
+            let Some(step) = s.get("step").and_then(step_index) else {
                 continue;
             };
             let step = step + 1;
             let sent = n(s.get("sent").and_then(Value::as_i64).unwrap_or(0));
-            let replies =
-                n(s.get("unique_replies").or_else(|| s.get("replies")).and_then(Value::as_i64).unwrap_or(0));
+            let replies = human_replies(s);
             match steps.iter_mut().find(|x| x.step == step) {
                 Some(x) => {
                     x.sent += sent;
@@ -995,10 +1018,7 @@ impl SendingPlatform for Instantly<'_> {
                     subject: s("subject"),
                     text,
                     at,
-                    step: e
-                        .get("step")
-                        .and_then(|v| v.as_str().and_then(|x| x.parse::<u32>().ok()))
-                        .map(|x| x + 1),
+                    step: e.get("step").and_then(step_index).map(|x| x + 1),
                     auto_reply: e.get("is_auto_reply").and_then(Value::as_f64).is_some_and(|x| x >= 1.0),
                     bounce,
                     interest: e.get("i_status").and_then(Value::as_f64).map(|x| x as i64),

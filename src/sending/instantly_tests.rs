@@ -272,6 +272,27 @@ fn an_order_is_simulated_priced_and_never_placed_twice() {
     });
 }
 
+/// A refused order says why in the user's words: `order_error` is a code that names the field
+/// that explains it, and the providers are numbers.
+#[test]
+fn a_refused_order_is_explained_by_its_fields_not_its_code() {
+    let problems = |answer: Value| Instantly::parse_quote(&answer).problems;
+    assert_eq!(
+        problems(json!({ "order_is_valid": false, "order_error": "unavailable_domains",
+                         "unavailable_domains": ["getledgerly.com"] })),
+        ["Not available: getledgerly.com."]
+    );
+    assert_eq!(
+        problems(json!({ "order_is_valid": false, "order_error": "provider_unavailable",
+                         "unavailable_email_providers": [1] })),
+        ["Google mailboxes cannot be ordered right now; try again later."]
+    );
+    assert_eq!(
+        problems(json!({ "order_is_valid": false, "order_error": "domain_limit_reached" })),
+        ["Instantly said: \"domain limit reached\""]
+    );
+}
+
 /// Places [`order`] with Instantly answering the real order with `answer` (its simulation
 /// valid, its order list empty); returns the outcome and how many real orders were posted.
 fn place_answered(answer: Result<OutboundResponse, OutboundError>) -> (PResult<Placed>, usize) {
@@ -432,7 +453,7 @@ fn received_emails_are_paced_to_twenty_a_minute() {
             json!({ "items": [
                 { "id": "e1", "lead": "p@x.example", "from_address_email": "P@x.example", "eaccount": "anna@getledgerly.com",
                   "subject": "Re: hi", "body": { "text": "Tell me more" }, "timestamp_created": "2026-11-30T10:00:00.000Z",
-                  "step": "0", "i_status": 1 },
+                  "step": "0_1_0", "i_status": 1 },
                 { "id": "e0", "ue_type": 1, "subject": "ours", "timestamp_created": "2026-11-30T09:00:00.000Z" },
                 { "id": "e2", "lead": "q@x.example", "from_address_email": "mailer-daemon@googlemail.com", "subject": "Delivery Status Notification (Failure)",
                   "body": { "text": "Address not found" }, "timestamp_created": "2026-11-30T11:00:00.000Z", "is_auto_reply": 0 }
@@ -447,7 +468,8 @@ fn received_emails_are_paced_to_twenty_a_minute() {
     assert_eq!(first.items.len(), 6, "two emails per page, ours skipped");
     assert!(first.more, "three pages a call; the rest on the next sync");
     let e = &first.items[0];
-    assert_eq!((e.id.as_str(), e.lead.as_str(), e.step, e.interest), ("e1", "p@x.example", Some(1), Some(1)));
+    // The email's step as Instantly writes it, `sequence_step_variant`: the second step.
+    assert_eq!((e.id.as_str(), e.lead.as_str(), e.step, e.interest), ("e1", "p@x.example", Some(2), Some(1)));
     assert_eq!(e.at, 1_796_032_800_000);
     assert!(first.items[1].bounce);
     // 20 requests in the minute: the next one is not sent now.
@@ -582,6 +604,59 @@ fn a_warm_up_the_platform_fails_to_turn_on_holds_back_no_mailbox_state() {
     assert!(block_on(setup::sync_setup(&db, &config, &i)).unwrap(), "still in progress");
     assert_eq!(fake.count("POST /api/v2/accounts/warmup/enable"), 1);
     assert_eq!(setup::mailboxes(&db).unwrap()[0].status, setup::MailboxStatus::SetUp, "its state mirrored");
+}
+
+/// The report's days and steps count the replies people wrote, not the automatic ones, as its
+/// totals do; the steps' variants are summed, numbered from 1.
+#[test]
+fn the_report_counts_human_replies_by_day_and_step() {
+    let fake = Fake::new(|req, _| match path(req).as_str() {
+        "GET /api/v2/campaigns/c-1" => json_response(200, json!({ "id": "c-1", "status": 1 })),
+        p if p.starts_with("GET /api/v2/campaigns/analytics?") => json_response(
+            200,
+            json!([{ "leads_count": 40, "contacted_count": 30, "emails_sent_count": 50,
+                     "reply_count_unique": 6, "reply_count_automatic_unique": 2 }]),
+        ),
+        "GET /api/v2/campaigns/analytics/daily?campaign_id=c-1" => json_response(
+            200,
+            json!([{ "date": "2026-11-30", "sent": 30, "unique_replies": 4, "unique_replies_automatic": 1 },
+                   { "date": "2026-12-01", "sent": 20, "unique_replies": 2, "unique_replies_automatic": 1 }]),
+        ),
+        "GET /api/v2/campaigns/analytics/steps?campaign_id=c-1" => json_response(
+            200,
+            json!([{ "step": "0", "variant": "0", "sent": 20, "unique_replies": 3, "unique_replies_automatic": 1 },
+                   { "step": "0", "variant": "1", "sent": 10, "unique_replies": 1 },
+                   { "step": 1, "variant": "0", "sent": 20, "unique_replies": 2, "unique_replies_automatic": 1 },
+                   { "step": null, "sent": 5 }]),
+        ),
+        other => panic!("unexpected {other}"),
+    });
+    let db = MemoryDb::new();
+    let config = InstantlyConfig { base_url: BASE.into(), api_key: Secret("key-123".into()) };
+    let report = block_on(Instantly::new(&config, &db, &fake, NOW_MS).report("c-1")).unwrap();
+    assert_eq!(report.totals.replied, 4);
+    let days: Vec<(&str, u32, u32)> =
+        report.daily.iter().map(|d| (d.date.as_str(), d.sent, d.replies)).collect();
+    assert_eq!(days, [("2026-11-30", 30, 3), ("2026-12-01", 20, 1)]);
+    let steps: Vec<(u32, u32, u32)> = report.steps.iter().map(|s| (s.step, s.sent, s.replies)).collect();
+    assert_eq!(steps, [(1, 30, 3), (2, 20, 1)]);
+    assert_eq!(report.daily.iter().map(|d| d.replies).sum::<u32>(), report.totals.replied);
+}
+
+#[test]
+fn steps_are_read_in_each_form_instantly_writes_them() {
+    for (raw, step) in [
+        (json!(0), Some(0)),
+        (json!("2"), Some(2)),
+        (json!("0_1_0"), Some(1)),
+        (json!("0_3_2"), Some(3)),
+        (json!("0_1"), None),
+        (json!("a_b_c"), None),
+        (json!(-1), None),
+        (json!(null), None),
+    ] {
+        assert_eq!(step_index(&raw), step, "{raw}");
+    }
 }
 
 /// Leads in [`long_campaign`]; one bounced, at lead 11,500: past the 50 pages one sync reads.
@@ -790,7 +865,7 @@ fn the_shelf_keeps_google_domains_and_a_quote_names_every_rejection() {
             200,
             json!({ "order_is_valid": true, "provider_mismatch_domains": ["air.com"],
                     "domains_without_accounts": ["g.com"], "payment_failure_reason": "card expired",
-                    "blacklist_keywords": ["free"], "unavailable_email_providers": ["Outlook"] }),
+                    "blacklist_keywords": ["free"], "unavailable_email_providers": [1] }),
         ),
     });
     let db = MemoryDb::new();
@@ -807,7 +882,7 @@ fn the_shelf_keeps_google_domains_and_a_quote_names_every_rejection() {
             "Not sold with Google mailboxes: air.com.",
             "No mailboxes asked for: g.com.",
             "Words the platform does not allow in a domain: free.",
-            "Mailbox providers not available: Outlook.",
+            "Google mailboxes cannot be ordered right now; try again later.",
             "The payment failed (Instantly said: \"card expired\")."
         ]
     );

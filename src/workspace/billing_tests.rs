@@ -554,7 +554,7 @@ fn one_payment_page_can_be_paid_at_a_time() {
     assert_ne!(growth["sessionId"], first["sessionId"]);
     let closed = pay(first["sessionId"].as_str().unwrap(), NOW_MS + 180_000);
     assert!(
-        matches!(&closed, OpReply::SandboxPaid { outcome: Paid::Closed { reason } } if reason.contains("expired")),
+        matches!(&closed, OpReply::SandboxPaid { outcome: Paid::Closed { reason } } if reason.contains("a newer one replaced it")),
         "closed unpaid, not 'already paid': {closed:?}"
     );
     // Back to the first plan: a new page again, and the growth page closed.

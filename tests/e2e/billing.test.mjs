@@ -111,19 +111,19 @@ test("a checkout page closed unpaid by a page for another plan says it has expir
   const growth = await ok(client, "start_checkout", { plan: "growth" });
   assert.notEqual(growth.url, starter.url);
 
-  // Opened again, the closed page says it expired and offers no form to pay on.
+  // Opened again, the closed page says why it is closed and offers no form to pay on.
   const page = await fetch(starter.url);
   assert.equal(page.status, 200);
   const html = await page.text();
   assert.match(html, /Subscribe to VibeSell Starter/);
-  assert.match(html, /<p class="error">This checkout page has expired; ask for a new one\.<\/p>/);
+  assert.match(html, /<p class="error">This checkout page is closed: it expired, or a newer one replaced it\. Ask for a new one\.<\/p>/);
   assert.doesNotMatch(html, /is paid|already paid/);
   assert.doesNotMatch(html, /<form/);
   // Paying it anyway is refused with the same reason, not "already paid", and charges nothing.
   const paid = await payPage(worker, starter.url, CARD_OK);
   assert.equal(paid.status, 409);
   const closed = await paid.text();
-  assert.match(closed, /<h1>Checkout closed<\/h1><p>This checkout page has expired; ask for a new one\.<\/p>/);
+  assert.match(closed, /<h1>Checkout closed<\/h1><p>This checkout page is closed: it expired, or a newer one replaced it\. Ask for a new one\.<\/p>/);
   assert.doesNotMatch(closed, /already paid/);
   let plans = await ok(client, "get_plans_and_billing");
   assert.deepEqual([plans.current.id, plans.charges.length], ["free", 0]);

@@ -42,7 +42,6 @@ export function fakeInstantly(KEY) {
     blocklist: [],
     analytics: new Map(),
     jobs: new Map(),
-    idempotency: new Map(),
     emailCalls: [],
     taken: new Set(["tryledgerly.com"]),
     shelf: ["pipelinereach.com"],
@@ -142,13 +141,14 @@ export function fakeInstantly(KEY) {
       }
       if (body.simulation !== false) return send(200, quote(body));
       state.realOrderPosts++;
-      const key = req.headers["idempotency-key"];
-      if (key && state.idempotency.has(key)) return send(200, state.idempotency.get(key));
+      // Instantly documents no idempotency for orders: a second post is a second order, which
+      // `realOrderPosts` lets a test catch. A refusal comes back in a 200, `order_error` a code
+      // naming the field that explains it.
       const q = quote(body);
-      if (!q.order_is_valid) return send(200, { ...q, order_error: "Some domains are not available." });
-      const placed = place(body, key);
-      if (key) state.idempotency.set(key, placed);
-      return send(200, placed);
+      if (!q.order_is_valid) {
+        return send(200, { ...q, order_error: q.unavailable_domains.length ? "unavailable_domains" : "invalid_domains" });
+      }
+      return send(200, place(body, req.headers["idempotency-key"]));
     }
     if (req.method === "GET" && path === "/api/v2/dfy-email-account-orders") {
       return send(200, { items: state.orders.map((o) => ({ workspace_id: "ws", domain: o.domain, timestamp_created: o.timestamp_created, is_pre_warmed_up: o.order_type === "pre_warmed_up" })), next_starting_after: null });

@@ -216,7 +216,7 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   instantly.setAnalytics(cid, { contacted_count: 20, emails_sent_count: 40, open_count_unique: 9, reply_count_unique: 2, reply_count_automatic_unique: 1, bounced_count: 1, unsubscribed_count: 1 });
   instantly.setLeadStatus(cid, bounced, -1);
   instantly.setLeadStatus(cid, unsubscribed, -2);
-  instantly.receive({ campaign_id: cid, lead: replier, from_address_email: replier, eaccount: senders[0], subject: "Re: a faster close", body: { text: "Sounds interesting. Could we talk Thursday?" }, step: "0", i_status: 1 });
+  instantly.receive({ campaign_id: cid, lead: replier, from_address_email: replier, eaccount: senders[0], subject: "Re: a faster close", body: { text: "Sounds interesting. Could we talk Thursday?" }, step: "0_0_0", i_status: 1 });
   instantly.receive({ campaign_id: cid, lead: away, from_address_email: away, eaccount: senders[1], subject: "Automatic reply", body: { text: "I am out of the office until Monday." }, is_auto_reply: 1 });
   const c = await ok(client, "get_campaign");
   assert.equal(c.status, "active");
@@ -231,6 +231,8 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   assert.ok(instantly.state.blocklist.includes(bounced) && instantly.state.blocklist.includes(unsubscribed), instantly.state.blocklist.join());
   const replies = await ok(client, "list_replies");
   assert.deepEqual(replies.replies.map((r) => r.classification).sort(), ["interested", "out_of_office"]);
+  // The reply's step as Instantly writes it (`sequence_step_variant`, "0_0_0"): the first email.
+  assert.equal(replies.replies.find((r) => r.classification === "interested").step, 1);
   assert.ok(replies.replies.every((r) => r.untrusted));
 
   // Bounces pass the threshold: VibeSell pauses the campaign itself.
@@ -314,7 +316,7 @@ test("a stopped campaign is still followed: a reply and a bounce that come in af
   const [late, bounced] = [leads[10].email, leads[11].email];
   instantly.receive({
     campaign_id: cid, lead: late, from_address_email: late, eaccount: senders[2], subject: "Re: a faster close",
-    body: { text: "Sorry for the slow answer. Yes, could we talk next Tuesday?" }, step: "0", i_status: 1,
+    body: { text: "Sorry for the slow answer. Yes, could we talk next Tuesday?" }, step: "0_0_0", i_status: 1,
   });
   instantly.setLeadStatus(cid, bounced, -1);
   instantly.setAnalytics(cid, { contacted_count: 90, emails_sent_count: 100, open_count_unique: 20, reply_count_unique: 3, reply_count_automatic_unique: 1, bounced_count: 8, unsubscribed_count: 1 });
