@@ -286,7 +286,11 @@ fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Op
     );
     match s.status.as_str() {
         "complete" => body.push_str("<p class=\"ok\">This checkout is paid.</p>"),
-        "expired" => body.push_str(&format!("<p class=\"error\">{CHECKOUT_CLOSED}</p>")),
+        "expired" => {
+            body.push_str("<p class=\"error\">");
+            body.push_str(CHECKOUT_CLOSED);
+            body.push_str("</p>");
+        }
         _ if current_plan == plan.id => {
             body.push_str("<p class=\"ok\">The workspace is already on this plan.</p>")
         }

@@ -138,9 +138,18 @@ struct SearchPage {
     total: u64,
 }
 
-/// Seconds from a 429's `retry-after` (delta-seconds; a date or nothing means a short wait).
+/// Seconds to wait after a 429: its `retry-after` (delta-seconds) when it has one. Apollo's
+/// limits are fixed windows of a minute, an hour and a day, and its answers say what is left of
+/// each (`x-minute-requests-left`, …; docs.apollo.io, "Rate limits"): a window used up is waited
+/// out whole, since when it started is not said. Otherwise a short wait.
 fn retry_after_seconds(response: &OutboundResponse) -> u64 {
-    response.header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(5)
+    if let Some(s) = response.header("retry-after").and_then(|v| v.trim().parse::<u64>().ok()) {
+        return s;
+    }
+    [("x-daily-requests-left", 86_400), ("x-hourly-requests-left", 3_600), ("x-minute-requests-left", 60)]
+        .into_iter()
+        .find(|(left, _)| response.header(left).is_some_and(|left| left.trim() == "0"))
+        .map_or(5, |(_, s)| s)
 }
 
 fn status_error(status: u16, response: &OutboundResponse) -> LeadError {

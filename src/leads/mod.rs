@@ -159,10 +159,17 @@ impl LeadError {
                 "The lead provider ({provider}) refused the request: {why}. Nothing was changed. If it is about \
                  the filters, adjust them with save_target_filters; otherwise tell the user."
             ),
-            LeadError::RateLimited { retry_after_s } => format!(
-                "The lead provider ({provider}) is rate limiting requests. Wait about {retry_after_s} seconds and \
-                 call the tool again. Nothing was changed."
-            ),
+            LeadError::RateLimited { retry_after_s: s } => {
+                let (n, unit) = match s {
+                    0..120 => (*s, "seconds"),
+                    120..7_200 => (s.div_ceil(60), "minutes"),
+                    _ => (s.div_ceil(3_600), "hours"),
+                };
+                format!(
+                    "The lead provider ({provider}) is rate limiting requests. Wait about {n} {unit} and call \
+                     the tool again. Nothing was changed."
+                )
+            }
             LeadError::Unavailable(why) => format!(
                 "The lead provider ({provider}) is unavailable right now ({why}). Nothing was changed; try again in \
                  a minute."

@@ -313,8 +313,6 @@ impl<'a> Instantly<'a> {
                 .map(|a| a.iter().filter_map(|x| x.as_str().map(crate::tools::one_line)).collect())
                 .unwrap_or_default()
         };
-        let said =
-            |k: &str| v.get(k).and_then(Value::as_str).and_then(|e| crate::outbound::said("Instantly", e));
         let mut problems = Vec::new();
         let mut unavailable = strings("unavailable_domains");
         unavailable.extend(strings("blacklist_domains"));
@@ -339,7 +337,11 @@ impl<'a> Instantly<'a> {
         if v.get("unavailable_email_providers").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
             problems.push("Google mailboxes cannot be ordered right now; try again later.".into());
         }
-        if let Some(e) = said("payment_failure_reason") {
+        if let Some(e) = v
+            .get("payment_failure_reason")
+            .and_then(Value::as_str)
+            .and_then(|e| crate::outbound::said("Instantly", e))
+        {
             problems.push(format!("The payment failed ({e})."));
         }
         if let Some(accounts) = v.get("invalid_accounts").and_then(Value::as_array).filter(|a| !a.is_empty())

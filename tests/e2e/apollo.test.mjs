@@ -86,11 +86,17 @@ test("a 429 is waited out after its retry-after, then the call succeeds", async 
   const [first, second] = searches();
   assert.ok(second, "retried");
   assert.ok(second.at - first.at >= 900, `waited ${second.at - first.at} ms`);
-  // A long retry-after is not slept inside the call: it is a refusal saying how long to wait.
+  // A long retry-after is not slept inside the call: it is a refusal saying how long to wait, in
+  // minutes past two.
   fake.state.script.push({ status: 429, headers: { "retry-after": "120" }, body: {} });
   const limited = await c.callTool({ name: "estimate_lead_pool", arguments: { titles: ["Head of Sales"] } });
   assert.equal(limited.isError, true);
-  assert.match(limited.content[0].text, /rate limiting.*120 seconds/);
+  assert.match(limited.content[0].text, /rate limiting.*Wait about 2 minutes/);
+  // Without a retry-after, the window Apollo says is used up (its x-*-requests-left headers).
+  fake.state.script.push({ status: 429, headers: { "x-minute-requests-left": "5", "x-hourly-requests-left": "0" }, body: {} });
+  const hourly = await c.callTool({ name: "estimate_lead_pool", arguments: { titles: ["Head of Sales"] } });
+  assert.equal(hourly.isError, true);
+  assert.match(hourly.content[0].text, /rate limiting.*Wait about 60 minutes/);
   await c.close();
 });
 

@@ -267,6 +267,38 @@ fn waits_out_a_short_rate_limit_and_refuses_a_long_one() {
     assert_eq!(fake.requests.borrow().len(), 3);
 }
 
+/// A 429 without `retry-after` is waited out by the window Apollo says is used up, and the
+/// refusal says how long in words.
+#[test]
+fn a_used_up_window_is_waited_out_whole() {
+    let config = config();
+    for (headers, wait, words) in [
+        (
+            vec![("x-minute-requests-left", "0"), ("x-hourly-requests-left", "12")],
+            60,
+            "Wait about 60 seconds",
+        ),
+        (
+            vec![("x-minute-requests-left", "3"), ("x-hourly-requests-left", "0")],
+            3_600,
+            "Wait about 60 minutes",
+        ),
+        (
+            vec![("x-hourly-requests-left", "0"), ("x-daily-requests-left", "0")],
+            86_400,
+            "Wait about 24 hours",
+        ),
+    ] {
+        let fake = Fake::new(20).then(429, &headers, json!({}));
+        let apollo = Apollo::new(Some(&config), &fake);
+        let err = block_on(apollo.estimate(&vp_filters())).unwrap_err();
+        assert_eq!(err, LeadError::RateLimited { retry_after_s: wait });
+        assert!(fake.sleeps.borrow().is_empty(), "not slept inside a call");
+        let crate::tools::Refusal::Guidance(text) = err.to_refusal("apollo") else { panic!("guidance") };
+        assert!(text.contains(words), "{text}");
+    }
+}
+
 #[test]
 fn errors_become_provider_errors() {
     let config = config();
