@@ -41,6 +41,8 @@ export function fakeInstantly(KEY) {
     emails: [],
     blocklist: [],
     analytics: new Map(),
+    // Per campaign: `{daily, steps}`, the rows of the daily and per-step analytics.
+    reports: new Map(),
     jobs: new Map(),
     emailCalls: [],
     taken: new Set(["tryledgerly.com"]),
@@ -238,7 +240,8 @@ export function fakeInstantly(KEY) {
       return send(200, a ? [a] : []);
     }
     if (req.method === "GET" && (path === "/api/v2/campaigns/analytics/daily" || path === "/api/v2/campaigns/analytics/steps")) {
-      return send(200, []);
+      const report = state.reports.get(url.searchParams.get("campaign_id")) ?? {};
+      return send(200, (path.endsWith("/daily") ? report.daily : report.steps) ?? []);
     }
     if (req.method === "POST" && path === "/api/v2/leads/add") {
       if (!body.campaign_id === !body.list_id) return send(400, { message: "exactly one of campaign_id or list_id" });
@@ -369,6 +372,9 @@ export function fakeInstantly(KEY) {
     setAnalytics(campaignId, a) {
       state.analytics.set(campaignId, { campaign_id: campaignId, leads_count: (state.leads.get(campaignId) ?? []).length, ...a });
     },
+    setReport(campaignId, report) {
+      state.reports.set(campaignId, report);
+    },
     setLeadStatus(campaignId, email, status) {
       const l = (state.leads.get(campaignId) ?? []).find((x) => x.email === email);
       if (l) l.status = status;
@@ -381,6 +387,7 @@ export function fakeInstantly(KEY) {
       state.campaigns.delete(campaignId);
       state.leads.delete(campaignId);
       state.analytics.delete(campaignId);
+      state.reports.delete(campaignId);
     },
   };
 }

@@ -218,8 +218,19 @@ test("a campaign: a closed-body draft with its leads in batches, launched, then 
   instantly.setLeadStatus(cid, unsubscribed, -2);
   instantly.receive({ campaign_id: cid, lead: replier, from_address_email: replier, eaccount: senders[0], subject: "Re: a faster close", body: { text: "Sounds interesting. Could we talk Thursday?" }, step: "0_0_0", i_status: 1 });
   instantly.receive({ campaign_id: cid, lead: away, from_address_email: away, eaccount: senders[1], subject: "Automatic reply", body: { text: "I am out of the office until Monday." }, is_auto_reply: 1 });
+  // Its days and steps count automatic replies apart (`unique_replies_automatic`); the steps'
+  // variants are summed.
+  instantly.setReport(cid, {
+    daily: [{ date: "2026-12-01", sent: 40, unique_replies: 2, unique_replies_automatic: 1 }],
+    steps: [
+      { step: "0", variant: "0", sent: 30, unique_replies: 2, unique_replies_automatic: 1 },
+      { step: "0", variant: "1", sent: 10, unique_replies: 0 },
+    ],
+  });
   const c = await ok(client, "get_campaign");
   assert.equal(c.status, "active");
+  assert.deepEqual(c.daily, [{ date: "2026-12-01", sent: 40, replies: 1 }]);
+  assert.deepEqual(c.steps, [{ step: 1, sent: 40, replies: 1 }]);
   assert.deepEqual([c.stats.sent, c.stats.contacted, c.stats.bounced, c.stats.replied, c.stats.positive], [40, 20, 1, 1, 1]);
   assert.ok(c.stats.unsubscribed >= 1);
   const emailCall = sent("GET", "/api/v2/emails")[0];
