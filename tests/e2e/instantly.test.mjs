@@ -1,12 +1,12 @@
 // The live sending platform (Instantly API v2) in the real Worker, against a local fake that
 // follows Instantly's documented API (tests/e2e/fake-instantly.mjs), with leads from the Apollo
-// fake: look-alike domains and the priced simulation, an order whose answer is lost (placed
-// once, never twice), rate limits and server errors retried, accounts and warm-up, a campaign
-// created as a closed-body draft with its leads, launched, its replies, bounces and
-// unsubscribes followed (suppressed and mirrored to the blocklist), the bounce-threshold
-// pause, a stopped campaign still followed for its late replies and bounces, and a launch and a
-// resume approved at the same moment on a plan of one active campaign: the second waits for the
-// first's activation, then finds the place taken.
+// fake: look-alike domains and the priced simulation, an order refused with a code (said in
+// words), an order whose answer is lost (placed once, never twice), rate limits and server
+// errors retried, accounts and warm-up, a campaign created as a closed-body draft with its
+// leads, launched, its replies, bounces and unsubscribes followed (suppressed and mirrored to
+// the blocklist), the bounce-threshold pause, a stopped campaign still followed for its late
+// replies and bounces, and a launch and a resume approved at the same moment on a plan of one
+// active campaign: the second waits for the first's activation, then finds the place taken.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect } from "./harness.mjs";
@@ -72,7 +72,7 @@ async function settled(client, id) {
 let client;
 let senders;
 
-test("domains, prices and an order through Instantly: simulated first, placed once even when the answer is lost", async () => {
+test("domains, prices and an order through Instantly: simulated first, refused once in words, then placed once even when the answer is lost", async () => {
   client = await connect(worker, { sub: "live-sender@example.com", app: true });
   await ok(client, "save_offer", {
     product: "Ledgerly",
@@ -113,14 +113,36 @@ test("domains, prices and an order through Instantly: simulated first, placed on
   assert.equal(approval.cost.amount, 2 * 1250 + 6 * 300);
   assert.equal(instantly.state.realOrderPosts, 0, "nothing bought before the user approves");
 
-  // The real order goes through but its answer is lost: the retry finds it, nothing is bought twice.
+  // The real order is refused, its simulation just before having passed: Instantly answers 200
+  // with `order_placed: false` and a code, its Google mailboxes out of stock for the moment. The
+  // approval ends not done and says why, in words rather than the code; nothing was bought.
+  instantly.state.script.push({
+    method: "POST",
+    path: "/api/v2/dfy-email-account-orders",
+    when: (b) => b.simulation === false,
+    status: 200,
+    body: { order_placed: false, order_is_valid: false, simulation: false, order_error: "unavailable_email_providers", unavailable_email_providers: [1] },
+  });
+  const refused = await ok(client, "decide_approval", { id: approval.id, decision: "approve" });
+  assert.equal(refused.status, "not_done", JSON.stringify(refused));
+  assert.match(refused.result, /Google mailboxes cannot be ordered right now; try again later\./);
+  assert.doesNotMatch(refused.result, /unavailable_email_providers/);
+  assert.equal(instantly.state.orders.length, 0, "nothing ordered");
+  const setup = await client.callTool({ name: "get_sending_setup", arguments: {} });
+  assert.equal(setup.isError, true);
+  assert.match(setup.content[0].text, /Nothing is ordered yet/, "no setup recorded");
+
+  // Asked again later: a new approval, priced again. This time the order goes through but its
+  // answer is lost: the retry finds it, nothing is bought twice.
+  const again = await ok(client, "order_sending_setup");
+  assert.notEqual(again.id, approval.id);
   instantly.state.script.push({ method: "POST", path: "/api/v2/dfy-email-account-orders", when: (b) => b.simulation === false, commitThen500: true });
-  const decided = await ok(client, "decide_approval", { id: approval.id, decision: "approve" });
+  const decided = await ok(client, "decide_approval", { id: again.id, decision: "approve" });
   assert.equal(decided.status, "done", JSON.stringify(decided));
   assert.equal(instantly.state.realOrderPosts, 1, "one real order");
   assert.deepEqual(instantly.state.orders.map((o) => o.domain).sort(), settled.domains.map((x) => x.name).sort());
-  const real = sent("POST", "/api/v2/dfy-email-account-orders").find((r) => r.body.simulation === false);
-  assert.equal(real.headers["idempotency-key"], `vibesell-${approval.id}-order`);
+  const real = sent("POST", "/api/v2/dfy-email-account-orders").filter((r) => r.body.simulation === false);
+  assert.deepEqual(real.map((r) => r.headers["idempotency-key"]), [`vibesell-${approval.id}-order`, `vibesell-${again.id}-order`]);
   for (const r of instantly.state.requests) {
     assert.equal(r.headers.authorization, `Bearer ${KEY}`);
     assert.match(r.headers["user-agent"], /^VibeSell-Connector\//);
