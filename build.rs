@@ -10,9 +10,9 @@
 //! JSON strings the Worker embeds, so that schema derivation never runs, or ships, in the Worker,
 //! and the descriptions are packed with the schemas rather than carried as string constants.
 //!
-//! The card and the schema texts are the Worker's two large texts: it ships them as one brotli
-//! stream (`texts.br`, read by `src/embedded.rs`), which the runtime's brotli decoder unpacks once
-//! per isolate; natively they are embedded as they are (`texts.txt`).
+//! The card, the schema texts and the sandbox's word lists are the Worker's large texts: it ships
+//! them as one brotli stream (`texts.br`, read by `src/embedded.rs`), which the runtime's brotli
+//! decoder unpacks once per isolate; natively they are embedded as they are (`texts.txt`).
 //!
 //! And it writes the table `src/case.rs` lower-cases text with, derived from the standard
 //! library's own `char::to_lowercase`.
@@ -71,11 +71,20 @@ fn main() {
     println!("cargo:rustc-env=CARD_LEN={}", out.len());
 
     let schema_text = embed_schemas(&Path::new(&out_dir).join("schemas.rs"));
-    pack(Path::new(&out_dir), &(out + &schema_text));
+    // The sandbox's word lists: two lines of company words, then two per culture
+    // (`leads::sandbox::names`), none empty.
+    let names = read("src/leads/sandbox/names.txt");
+    assert!(
+        names.ends_with('\n') && names.lines().all(|l| !l.trim().is_empty() && !l.contains(",,")),
+        "src/leads/sandbox/names.txt: one non-empty list per line"
+    );
+    let texts = out + &schema_text;
+    println!("cargo:rustc-env=NAMES_START={}", texts.len());
+    pack(Path::new(&out_dir), &(texts + &names));
     lowercase_table(&Path::new(&out_dir).join("lowercase.rs"));
 }
 
-/// Writes `texts.txt` (the card, then the schema text) and `texts.br`, the same compressed at
+/// Writes `texts.txt` (the card, the schema text, then the word lists) and `texts.br`, the same compressed at
 /// brotli's best (quality 11, a window holding all of it). Brotli, with its window and its
 /// dictionary of web text, leaves 30.9 KB of these two where gzip left about 35 KB (docs/scale.md,
 /// "Size"). The stream is checked to unpack to the text.

@@ -771,10 +771,11 @@
     },
     memory: function (d) {
       need(d, "note", isStr);
+      // A deleted note (`forget`) is shown struck through, so the user sees which one went.
       return [
-        header(LABELS.memory, "Remembered", badge(d.replaced ? "Updated" : "Saved", "ok")),
-        el("div", { class: "note" }, d.topic ? el("span", { class: "topic" }, d.topic) : null, el("span", null, d.note)),
-        el("p", { class: "small muted" }, plural(d.total, "note") + " in this workspace · saved " + ago(d.savedAt))
+        header(LABELS.memory, d.forgotten ? "Forgotten" : "Remembered", d.forgotten ? badge("Deleted", "mute") : badge(d.replaced ? "Updated" : "Saved", "ok")),
+        el("div", { class: d.forgotten ? "note gone" : "note" }, d.topic ? el("span", { class: "topic" }, d.topic) : null, el("span", null, d.note)),
+        el("p", { class: "small muted" }, plural(d.total, "note") + " in this workspace · " + (d.forgotten ? "deleted now, saved " : "saved ") + ago(d.savedAt))
       ];
     },
     target: function (d) {

@@ -82,8 +82,9 @@ const WorkspaceView = {
     .describe("What to do next; absent when every step is done."),
 };
 const RememberInput = {
-  note: z.string().min(1).max(1000).describe('The fact or preference, in one or two sentences (e.g. "Prefers a formal tone; never mention pricing in the first email").'),
+  note: z.string().min(1).max(1000).optional().describe('The fact or preference, in one or two sentences (e.g. "Prefers a formal tone; never mention pricing in the first email"). Left out with `forget`.'),
   topic: z.string().min(1).max(60).optional().describe("A short topic such as `tone` or `sender_name`. A note with a topic replaces the previous note on that topic; without one it is added."),
+  forget: z.number().int().min(1).optional().describe("The id of a note to delete, when the user asks to forget it (get_workspace_context lists the notes with their ids). Given alone. The result carries the deleted note's text."),
 };
 const MemoryView = {
   kind: z.literal("memory"),
@@ -92,6 +93,7 @@ const MemoryView = {
   note: z.string().describe("The note."),
   savedAt: z.number().int().describe("When it was saved (ms since the epoch)."),
   replaced: z.boolean().describe("Whether it replaced the previous note on its topic."),
+  forgotten: z.boolean().describe("Whether it was deleted (`forget`) rather than saved."),
   total: z.number().int().describe("Notes in the workspace now."),
 };
 const SaveOfferInput = {
@@ -142,12 +144,12 @@ function buildServer(env: Env, principal: Principal, requestId: string): McpServ
     server.registerTool(
       "remember",
       {
-        title: "Remember a note",
+        title: "Remember or forget a note",
         description:
-          "Keeps a note about the user or their business (a preference, a fact, a decision) in their VibeSell workspace, so later conversations can use it; get_workspace_context returns the notes. Give a topic to replace an earlier note on the same topic. Only note what the user said or confirmed. Returns the saved note.",
+          "Keeps a note about the user or their business (a preference, a fact, a decision) in their VibeSell workspace, so later conversations can use it; get_workspace_context returns the notes. Give a topic to replace an earlier note on the same topic. Only note what the user said or confirmed. When the user asks to forget a note, pass its id as `forget` instead. Returns the note saved or deleted.",
         inputSchema: RememberInput,
         outputSchema: MemoryView,
-        annotations: { title: "Remember a note", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+        annotations: { title: "Remember or forget a note", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
         _meta: meta,
       },
       async (args) => call("remember", args),
@@ -294,7 +296,7 @@ export class Workspace extends DurableObject<Env> {
         case "get_workspace_context":
           return this.context(p, now);
         case "remember":
-          return this.remember(args as { note: string; topic?: string }, now);
+          return this.remember(args as { note?: string; topic?: string; forget?: number }, now);
         case "save_offer":
           return this.saveOffer(args as Record<string, unknown>, now);
         default:
@@ -371,7 +373,19 @@ export class Workspace extends DurableObject<Env> {
     return { content: [{ type: "text", text: `${changed ? "Saved" : "No change to"} the offer **${offer.product}**.` }], structuredContent: view };
   }
 
-  private remember(args: { note: string; topic?: string }, now: number): ToolResult {
+  private remember(args: { note?: string; topic?: string; forget?: number }, now: number): ToolResult {
+    const refuse = (text: string): ToolResult => ({ content: [{ type: "text", text }], isError: true });
+    if (args.forget !== undefined) {
+      if (args.note !== undefined || args.topic !== undefined) return refuse("`forget` deletes a note and is given alone, without `note` or `topic`.");
+      const gone = this.sql
+        .exec<{ id: number; topic: string | null; note: string; updated_at: number }>("DELETE FROM memories WHERE id = ? RETURNING id, topic, note, updated_at", args.forget)
+        .toArray()[0];
+      if (!gone) return refuse(`No note has the id ${args.forget}: get_workspace_context lists the notes with their ids.`);
+      const left = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memories").one().n;
+      const view = { kind: "memory", id: gone.id, ...(gone.topic ? { topic: gone.topic } : {}), note: gone.note, savedAt: gone.updated_at, replaced: false, forgotten: true, total: left };
+      return { content: [{ type: "text", text: "Forgot the note." }], structuredContent: view };
+    }
+    if (!args.note?.trim()) return refuse("`note` and `topic` must not be blank; to delete a note, give only `forget` with its id.");
     const topic = args.topic?.trim().toLowerCase() ?? null;
     const existing = topic ? this.sql.exec("SELECT id FROM memories WHERE topic = ?", topic).toArray()[0] : undefined;
     const total = this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM memories").one().n;
@@ -384,7 +398,7 @@ export class Workspace extends DurableObject<Env> {
         now,
       )
       .one();
-    const view = { kind: "memory", id: m.id, ...(m.topic ? { topic: m.topic } : {}), note: m.note, savedAt: m.updated_at, replaced: !!existing, total: existing ? total : total + 1 };
+    const view = { kind: "memory", id: m.id, ...(m.topic ? { topic: m.topic } : {}), note: m.note, savedAt: m.updated_at, replaced: !!existing, forgotten: false, total: existing ? total : total + 1 };
     return { content: [{ type: "text", text: "Remembered the note." }], structuredContent: view };
   }
 }

@@ -86,6 +86,12 @@ pub enum Culture {
     Japanese,
 }
 
+impl Culture {
+    /// How many cultures there are (`names.txt` has a line of given names and one of surnames
+    /// for each, in this order).
+    pub const COUNT: usize = Culture::Japanese as usize + 1;
+}
+
 /// A country people can be searched in.
 #[derive(Debug)]
 pub struct Country {

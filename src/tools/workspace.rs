@@ -304,21 +304,25 @@ fn planning_lines(p: &crate::workspace::planning::Planning, text: &mut String) {
 /// `remember`: keeps a note about the user for later conversations.
 pub struct Remember;
 
-/// What to remember.
+/// What to remember, or which note to forget.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RememberInput {
     /// The fact or preference, in one or two sentences (e.g. "Prefers a formal tone; never
-    /// mention pricing in the first email").
+    /// mention pricing in the first email"). Left out with `forget`.
     #[schemars(length(min = 1, max = 1000))]
-    pub note: String,
+    pub note: Option<String>,
     /// A short topic such as `tone` or `sender_name`. A note with a topic replaces the previous
     /// note on that topic; without one it is added.
     #[schemars(length(min = 1, max = 60))]
     pub topic: Option<String>,
+    /// The id of a note to delete, when the user asks to forget it (get_workspace_context lists
+    /// the notes with their ids). Given alone. The result carries the deleted note's text.
+    #[schemars(range(min = 1))]
+    pub forget: Option<i64>,
 }
 
-/// A saved note.
+/// A note saved, or deleted.
 #[derive(Debug, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename = "memory", rename_all = "camelCase")]
 pub struct MemoryView {
@@ -333,6 +337,8 @@ pub struct MemoryView {
     pub saved_at: i64,
     /// Whether it replaced the previous note on its topic.
     pub replaced: bool,
+    /// Whether it was deleted (`forget`) rather than saved.
+    pub forgotten: bool,
     /// Notes in the workspace now.
     pub total: i64,
 }
@@ -341,24 +347,31 @@ impl Tool for Remember {
     type Input = RememberInput;
     type Output = MemoryView;
     const NAME: &'static str = "remember";
-    const TITLE: &'static str = "Remember a note";
+    const TITLE: &'static str = "Remember or forget a note";
     const DESCRIPTION: &'static str = "Keeps a note about the user or their business (a preference, a fact, \
         a decision) in their VibeSell workspace, so later conversations can use it; \
         get_workspace_context returns the notes. Give a topic to replace an earlier note on the same \
-        topic. Only note what the user said or confirmed. Returns the saved note.";
+        topic. Only note what the user said or confirmed. When the user asks to forget a note, pass its id \
+        as `forget` instead. Returns the note saved or deleted.";
     const ACCESS: Access = Access::Act;
     const HINTS: Hints = Hints { idempotent: false, open_world: false };
 
     async fn call(&self, cx: &ToolCx<'_>, input: RememberInput) -> Result<Reply<MemoryView>, Refusal> {
-        let note = input.note.trim();
+        if let Some(id) = input.forget {
+            return forget(cx, id, input.note.is_some() || input.topic.is_some());
+        }
+        let note = input.note.as_deref().map_or("", str::trim);
         let topic = input.topic.as_deref().map(str::trim).map(crate::case::lowercase);
         if note.is_empty() || topic.as_deref() == Some("") {
-            return Err(Refusal::InvalidArguments("`note` and `topic` must not be blank".into()));
+            return Err(Refusal::InvalidArguments(
+                "`note` and `topic` must not be blank; to delete a note, give only `forget` with its id"
+                    .into(),
+            ));
         }
         match memory::save(cx.db, topic.as_deref(), note, cx.now_ms)? {
             Saved::Full => Err(Refusal::guidance(format!(
                 "The workspace already keeps {} notes, the most it holds. Replace an existing note by \
-                 calling remember with its topic instead.",
+                 calling remember with its topic, or delete one the user no longer needs (`forget`).",
                 memory::MAX_NOTES
             ))),
             Saved::Ok { memory, replaced, total } => {
@@ -367,17 +380,42 @@ impl Tool for Remember {
                     Some(t) => format!("Remembered a note on **{t}**."),
                     None => "Remembered the note.".to_owned(),
                 };
-                let view = MemoryView {
-                    id: memory.id,
-                    topic: memory.topic,
-                    note: memory.note,
-                    saved_at: memory.updated_at,
-                    replaced,
-                    total,
-                };
-                Ok(Reply::new(text, view))
+                Ok(Reply::new(text, memory_view(memory, replaced, false, total)))
             }
         }
+    }
+}
+
+/// `remember` with `forget`: deletes note `id`. `with_more` when a note or topic came with it,
+/// which would leave unclear whether the user meant to save or to delete.
+fn forget(cx: &ToolCx<'_>, id: i64, with_more: bool) -> Result<Reply<MemoryView>, Refusal> {
+    if with_more {
+        return Err(Refusal::InvalidArguments(
+            "`forget` deletes a note and is given alone, without `note` or `topic`".into(),
+        ));
+    }
+    let Some(memory) = memory::forget(cx.db, id)? else {
+        return Err(Refusal::guidance(format!(
+            "No note has the id {id}: get_workspace_context lists the notes with their ids."
+        )));
+    };
+    let text = match &memory.topic {
+        Some(t) => format!("Forgot the note on **{t}**."),
+        None => "Forgot the note.".to_owned(),
+    };
+    let total = memory::count(cx.db)?;
+    Ok(Reply::new(text, memory_view(memory, false, true, total)))
+}
+
+fn memory_view(memory: Memory, replaced: bool, forgotten: bool, total: i64) -> MemoryView {
+    MemoryView {
+        id: memory.id,
+        topic: memory.topic,
+        note: memory.note,
+        saved_at: memory.updated_at,
+        replaced,
+        forgotten,
+        total,
     }
 }
 
@@ -602,6 +640,39 @@ mod tests {
         assert_eq!(ctx["memories"].as_array().unwrap().len(), 20);
         let blank = call(&db, "remember", json!({"note": "   "}));
         assert_eq!(blank.outcome, Outcome::Refused);
+    }
+
+    #[test]
+    fn a_note_is_forgotten_by_its_id_alone() {
+        let db = MemoryDb::new();
+        let tone = call(&db, "remember", json!({"note": "formal", "topic": "tone"})).structured.unwrap();
+        let other = call(&db, "remember", json!({"note": "Based in Lyon"})).structured.unwrap();
+        let id = tone["id"].as_i64().unwrap();
+        // With a note or a topic beside it, whether to save or delete is unclear: refused, kept.
+        for args in [json!({"forget": id, "note": "x"}), json!({"forget": id, "topic": "tone"})] {
+            let out = call(&db, "remember", args);
+            assert_eq!(out.outcome, Outcome::Refused);
+            assert!(out.text.contains("given alone"), "{}", out.text);
+        }
+        let gone = call(&db, "remember", json!({"forget": id}));
+        assert_eq!(gone.outcome, Outcome::Ok);
+        assert!(gone.text.contains("Forgot the note on **tone**"), "{}", gone.text);
+        let view = gone.structured.unwrap();
+        assert_eq!(
+            (view["forgotten"].clone(), view["note"].clone(), view["topic"].clone(), view["total"].clone()),
+            (json!(true), json!("formal"), json!("tone"), json!(1))
+        );
+        let ctx = call(&db, "get_workspace_context", json!({})).structured.unwrap();
+        let notes: Vec<&Value> = ctx["memories"].as_array().unwrap().iter().map(|m| &m["id"]).collect();
+        assert_eq!(notes, [&other["id"]]);
+        // Gone once: a second try names where the ids are.
+        let again = call(&db, "remember", json!({"forget": id}));
+        assert_eq!(again.outcome, Outcome::Refused);
+        assert!(again.text.contains("get_workspace_context"), "{}", again.text);
+        // Neither a note nor `forget`: refused with both ways out.
+        let neither = call(&db, "remember", json!({}));
+        assert_eq!(neither.outcome, Outcome::Refused);
+        assert!(neither.text.contains("forget"), "{}", neither.text);
     }
 
     #[test]

@@ -66,6 +66,15 @@ pub fn save(db: &dyn Db, topic: Option<&str>, note: &str, now_ms: i64) -> Result
     Ok(Saved::Ok { memory, replaced, total: if replaced { total } else { total + 1 } })
 }
 
+/// Deletes note `id`: the note as it was, or `None` if the workspace has no such note.
+pub fn forget(db: &dyn Db, id: i64) -> Result<Option<Memory>, StoreError> {
+    let rows = db.batch(vec![Stmt::new(
+        "DELETE FROM memories WHERE id = ? RETURNING id, topic, note, updated_at AS updatedAt",
+        vec![id.into()],
+    )])?;
+    rows.first().and_then(|r| r.first::<Memory>().transpose()).transpose()
+}
+
 /// How many notes the workspace holds.
 pub fn count(db: &dyn Db) -> Result<i64, StoreError> {
     Ok(db.query(Stmt::new("SELECT COUNT(*) FROM memories", vec![]))?.scalar_i64().unwrap_or(0))

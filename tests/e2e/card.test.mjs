@@ -225,7 +225,7 @@ test("the card reports its size as its content grows and shrinks", async () => {
   await assertClean(host);
 });
 
-test("results from the Worker render: workspace, offer, memory", async () => {
+test("results from the Worker render: workspace, offer, memory, a note forgotten", async () => {
   const offer = await client.callTool({
     name: "save_offer",
     arguments: {
@@ -243,9 +243,13 @@ test("results from the Worker render: workspace, offer, memory", async () => {
   assert.equal(offer.isError, false, JSON.stringify(offer.content));
   const note = await client.callTool({ name: "remember", arguments: { note: "Prefers a plain, friendly tone; no hype.", topic: "tone" } });
   const ctx = await client.callTool({ name: "get_workspace_context", arguments: {} });
-  for (const [kind, res, expect] of [
+  const kept = await client.callTool({ name: "remember", arguments: { note: "Closes its books on the 5th working day." } });
+  const forgotten = await client.callTool({ name: "remember", arguments: { forget: kept.structuredContent.id } });
+  assert.equal(forgotten.isError, false, JSON.stringify(forgotten.content));
+  for (const [kind, res, expect, shot = kind] of [
     ["offer", offer, ["Ledgerly", "Close the books in 3 days instead of 10.", "Used by 140 finance teams"]],
-    ["memory", note, ["Prefers a plain, friendly tone; no hype.", "tone"]],
+    ["memory", note, ["Prefers a plain, friendly tone; no hype.", "tone", "Saved"]],
+    ["memory", forgotten, ["Closes its books on the 5th working day.", "Forgotten", "Deleted"], "memory-forgotten"],
     ["workspace", ctx, ["Ledgerly", ctx.structuredContent.nextStep.title, "Prefers a plain, friendly tone"]],
   ]) {
     const host = await open();
@@ -254,7 +258,7 @@ test("results from the Worker render: workspace, offer, memory", async () => {
     assert.equal(v.kind, kind);
     assert.equal(v.view, "designed", `${kind} from the Worker gets its designed view`);
     for (const text of expect) assert.ok(v.text.includes(text), `${kind} shows ${text}`);
-    await host.screenshot(join(SHOTS, `${kind}-worker.png`));
+    await host.screenshot(join(SHOTS, `${shot}-worker.png`));
     await assertClean(host);
   }
 });

@@ -122,9 +122,15 @@ test("the three tools work and their state persists", async () => {
   assert.equal(again.structuredContent.replaced, true);
   assert.equal(again.structuredContent.total, 1);
 
+  // A note the user asks to forget is deleted by its id; the result still carries its text.
+  const passing = await client.callTool({ name: "remember", arguments: { note: "Travelling until Friday" } });
+  const forgot = await client.callTool({ name: "remember", arguments: { forget: passing.structuredContent.id } });
+  assert.equal(forgot.isError, false, forgot.content[0].text);
+  assert.deepEqual([forgot.structuredContent.forgotten, forgot.structuredContent.note, forgot.structuredContent.total], [true, "Travelling until Friday", 1]);
+
   const ctx = await client.callTool({ name: "get_workspace_context", arguments: {} });
   assert.equal(ctx.structuredContent.offer.product, "Ledgerly");
-  assert.equal(ctx.structuredContent.memories[0].note, "Prefers a casual tone");
+  assert.deepEqual(ctx.structuredContent.memories.map((m) => m.note), ["Prefers a casual tone"]);
   assert.equal(ctx.structuredContent.journey[0].status, "done");
   await client.close();
 

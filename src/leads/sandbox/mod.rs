@@ -157,7 +157,8 @@ impl Model {
 // ---- company names -----------------------------------------------------------------------
 
 fn name_space() -> u64 {
-    (names::PREFIXES.count() * names::SUFFIXES.count() * names::QUALIFIERS.len() * names::TLDS.len()) as u64
+    (names::prefixes().count() * names::suffixes().count() * names::QUALIFIERS.len() * names::TLDS.len())
+        as u64
 }
 
 /// A keyed Feistel permutation of `[0, 2^bits)`, `bits` even.
@@ -226,10 +227,10 @@ pub fn company(n: u64) -> Option<Company> {
     let m = model();
     let (c, i, g, s, index) = m.company_cell(n)?;
     let name_no = permute_name(n, false);
-    let (p, rest) = (name_no % names::PREFIXES.count() as u64, name_no / names::PREFIXES.count() as u64);
-    let (x, rest) = (rest % names::SUFFIXES.count() as u64, rest / names::SUFFIXES.count() as u64);
+    let (p, rest) = (name_no % names::prefixes().count() as u64, name_no / names::prefixes().count() as u64);
+    let (x, rest) = (rest % names::suffixes().count() as u64, rest / names::suffixes().count() as u64);
     let (q, tld) = (rest % names::QUALIFIERS.len() as u64, rest / names::QUALIFIERS.len() as u64);
-    let (prefix, suffix) = (names::PREFIXES.get(p as usize), names::SUFFIXES.get(x as usize));
+    let (prefix, suffix) = (names::prefixes().get(p as usize), names::suffixes().get(x as usize));
     let (qualifier, shown) = names::QUALIFIERS[q as usize];
     let tld = names::TLDS[tld as usize].unwrap_or(COUNTRIES[c].cctld);
     let h = hash(&[n, 0xc0]);
@@ -252,16 +253,16 @@ pub fn company_by_domain(domain: &str) -> Option<Company> {
         Some(slot) => vec![slot],
         None => vec![names::TLDS.iter().position(Option::is_none)?],
     };
-    for (p, prefix) in names::PREFIXES.iter().enumerate() {
+    for (p, prefix) in names::prefixes().iter().enumerate() {
         let Some(rest) = label.strip_prefix(prefix) else { continue };
-        for (x, suffix) in names::SUFFIXES.iter().enumerate() {
+        for (x, suffix) in names::suffixes().iter().enumerate() {
             let Some(rest) = rest.strip_prefix(suffix) else { continue };
             let Some(q) = names::QUALIFIERS.iter().position(|(ql, _)| *ql == rest) else { continue };
             for &slot in &slots {
                 let name_no = p as u64
-                    + names::PREFIXES.count() as u64
+                    + names::prefixes().count() as u64
                         * (x as u64
-                            + names::SUFFIXES.count() as u64
+                            + names::suffixes().count() as u64
                                 * (q as u64 + names::QUALIFIERS.len() as u64 * slot as u64));
                 let n = permute_name(name_no, true);
                 if let Some(company) = company(n)

@@ -344,8 +344,8 @@ fn domains_parse_back_to_their_company() {
 #[test]
 fn every_name_combination_spells_a_different_label() {
     let mut labels = HashSet::new();
-    for p in names::PREFIXES.iter() {
-        for s in names::SUFFIXES.iter() {
+    for p in names::prefixes().iter() {
+        for s in names::suffixes().iter() {
             for (q, _) in names::QUALIFIERS {
                 assert!(labels.insert(format!("{p}{s}{q}")), "{p}{s}{q} is ambiguous");
             }
@@ -354,14 +354,14 @@ fn every_name_combination_spells_a_different_label() {
     // And no label splits two ways: the parser tries every prefix, so check it finds one.
     let mut rng = Rng(11);
     let (prefixes, suffixes): (Vec<_>, Vec<_>) =
-        (names::PREFIXES.iter().collect(), names::SUFFIXES.iter().collect());
+        (names::prefixes().iter().collect(), names::suffixes().iter().collect());
     for _ in 0..3_000 {
         let (p, s, q) = (rng.pick(&prefixes), rng.pick(&suffixes), rng.pick(names::QUALIFIERS).0);
         let label = format!("{p}{s}{q}");
-        let splits = names::PREFIXES
+        let splits = names::prefixes()
             .iter()
             .filter_map(|p| label.strip_prefix(p))
-            .flat_map(|rest| names::SUFFIXES.iter().filter_map(move |s| rest.strip_prefix(s)))
+            .flat_map(|rest| names::suffixes().iter().filter_map(move |s| rest.strip_prefix(s)))
             .filter(|rest| names::QUALIFIERS.iter().any(|(q, _)| q == rest))
             .count();
         assert_eq!(splits, 1, "{label}");
