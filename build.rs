@@ -84,10 +84,10 @@ fn main() {
     lowercase_table(&Path::new(&out_dir).join("lowercase.rs"));
 }
 
-/// Writes `texts.txt` (the card, the schema text, then the word lists) and `texts.br`, the same compressed at
-/// brotli's best (quality 11, a window holding all of it). Brotli, with its window and its
-/// dictionary of web text, leaves 30.9 KB of these two where gzip left about 35 KB (docs/scale.md,
-/// "Size"). The stream is checked to unpack to the text.
+/// Writes `texts.txt` (the card, the schema text, then the word lists) and `texts.br`, the same
+/// compressed at brotli's best (quality 11, a window holding all of it). Brotli, with its window
+/// and its dictionary of web text, leaves 30.9 KB of the card and the schemas where gzip left
+/// about 35 KB (docs/scale.md, "Size"). The stream is checked to unpack to the text.
 fn pack(out_dir: &Path, text: &str) {
     let params = brotli::enc::BrotliEncoderParams {
         quality: 11,
