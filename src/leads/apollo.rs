@@ -117,9 +117,16 @@ impl<'a> Apollo<'a> {
 
     async fn enrich(&self, ids: &[String]) -> Result<(Vec<Option<Value>>, u64), LeadError> {
         let details: Vec<Value> = ids.iter().map(|id| json!({ "id": id })).collect();
-        let body =
-            json!({ "details": details, "reveal_personal_emails": false, "reveal_phone_number": false });
-        let json = self.send("/people/bulk_match", body, false).await?;
+        // Work emails only: the reveal flags are query parameters, as Apollo documents them, set
+        // to their defaults so that no change of default could spend credits on personal
+        // addresses or phone numbers.
+        let json = self
+            .send(
+                "/people/bulk_match?reveal_personal_emails=false&reveal_phone_number=false",
+                json!({ "details": details }),
+                false,
+            )
+            .await?;
         let matches: Vec<Option<Value>> = json
             .get("matches")
             .and_then(Value::as_array)
