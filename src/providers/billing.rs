@@ -81,8 +81,13 @@ pub struct ChangePlanRequest<'a> {
     pub item: Option<&'a str>,
     /// The new plan.
     pub plan: &'a Plan,
-    /// The same key on every retry, so the provider changes and charges once.
+    /// The key of this attempt. The approval's first run uses the approval's own; a later run
+    /// (the watchdog's) one of its own, because Stripe keeps a 500 under a key and replays it to
+    /// every retry for 24 hours. A later run asks first (`retry`), so that a change an earlier
+    /// run made is not made again.
     pub idempotency_key: String,
+    /// Whether an earlier run of the same approval may have made the change.
+    pub retry: bool,
 }
 
 /// A subscription as the provider reports it.

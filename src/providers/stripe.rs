@@ -180,11 +180,21 @@ impl<'a> Stripe<'a> {
             return Err(ProviderError::Misconfigured(format!("plan {} has no stripePrice", req.plan.id)));
         };
         let path = format!("/v1/subscriptions/{}", form::encode_component(req.subscription));
-        let item = match req.item {
+        // A later run reads the subscription first: the change may have gone through on a run
+        // whose answer was lost. It is then reported, not made again; its charge is recorded from
+        // Stripe's `invoice.paid`.
+        let item = match req.item.filter(|_| !req.retry) {
             Some(item) => item.to_owned(),
             None => {
                 let current = self.call("GET", &path, &[], None).await?;
-                current["items"]["data"][0]["id"]
+                let item = &current["items"]["data"][0];
+                if req.retry && item["price"]["id"] == price {
+                    let mut subscription = parse_subscription(&current, None)
+                        .ok_or_else(|| ProviderError::Unavailable("unreadable subscription".into()))?;
+                    subscription.plan = Some(req.plan.id.clone());
+                    return Ok(PlanChanged { subscription, invoice: None });
+                }
+                item["id"]
                     .as_str()
                     .ok_or_else(|| ProviderError::Rejected("subscription without items".into()))?
                     .to_owned()

@@ -211,6 +211,7 @@ fn change<'a>(
         item,
         plan: growth(plans),
         idempotency_key: "vibesell-apr_1-subscription".into(),
+        retry: false,
     }))
 }
 
@@ -244,6 +245,46 @@ fn a_plan_change_retries_an_unknown_outcome_with_the_same_key() {
     assert_eq!(get(&form, "payment_behavior"), Some("error_if_incomplete"));
     assert_eq!(get(&form, "expand[0]"), Some("latest_invoice"));
     assert_eq!(fake.slept_ms.get(), 1600);
+}
+
+/// A later run of an upgrade (the approval's watchdog) reads the subscription before changing
+/// it, even with its item known: a change an earlier run made is reported and not made again;
+/// one not made yet is made, under the later run's own key.
+#[test]
+fn a_later_run_of_a_plan_change_asks_first() {
+    let plans = plans();
+    let config = config();
+    let later = |fake: &FakeOutbound| {
+        block_on(Stripe::new(&config, fake).change_plan(ChangePlanRequest {
+            workspace: "ws_abc",
+            subscription: "sub_1",
+            item: Some("si_1"),
+            plan: growth(&plans),
+            idempotency_key: "vibesell-apr_1-subscription-1795953700000".into(),
+            retry: true,
+        }))
+    };
+    let made = FakeOutbound::new(vec![FakeOutbound::json(200, subscription_response())]);
+    let changed = later(&made).unwrap();
+    assert_eq!(changed.subscription.plan.as_deref(), Some("growth"));
+    assert_eq!(changed.invoice, None, "its charge comes with Stripe's invoice.paid");
+    assert_eq!(made.requests.borrow().len(), 1);
+    assert_eq!(made.requests.borrow()[0].method, "GET");
+    let mut starter = subscription_response();
+    starter["items"]["data"][0]["price"]["id"] = json!("price_starter");
+    starter["items"]["data"][0]["id"] = json!("si_2");
+    let not_yet = FakeOutbound::new(vec![
+        FakeOutbound::json(200, starter),
+        FakeOutbound::json(200, subscription_response()),
+    ]);
+    let changed = later(&not_yet).unwrap();
+    assert_eq!(changed.invoice.map(|i| i.amount), Some(5000));
+    assert_eq!(not_yet.requests.borrow()[1].method, "POST");
+    assert_eq!(
+        not_yet.header(1, "idempotency-key").as_deref(),
+        Some("vibesell-apr_1-subscription-1795953700000")
+    );
+    assert_eq!(get(&not_yet.form(1), "items[0][id]"), Some("si_2"), "the item as read now");
 }
 
 #[test]

@@ -455,7 +455,12 @@ impl Action for UpgradePlan {
             subscription,
             item: state.subscription_item.as_deref(),
             plan: target,
-            idempotency_key: cx.idempotency_key("subscription"),
+            idempotency_key: if cx.first_run() {
+                cx.idempotency_key("subscription")
+            } else {
+                format!("{}-{}", cx.idempotency_key("subscription"), cx.now_ms)
+            },
+            retry: !cx.first_run(),
         };
         let changed = billing.change_plan(request).await.map_err(|e| match e {
             ProviderError::Declined(reason) => {
