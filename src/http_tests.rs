@@ -61,15 +61,14 @@ fn mcp_answers_carry_no_inert_headers() {
     let platform = TestPlatform::new();
     let tools_list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     let bad_call = r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{}}"#;
-    let traced = [
-        post_with(&platform, INIT, &[]),
-        post_with(&platform, tools_list, &[("accept-encoding", "gzip")]),
-        post_with(&platform, bad_call, &[]),
-        post_with(&platform, "{", &[]),
-        post_with(&platform, INIT, &[("authorization", "")]),
-        post_with(&platform, INIT, &[("content-type", "text/plain")]),
+    let answers = [
+        post_with(&platform, INIT, &[]).0,
+        post_with(&platform, tools_list, &[("accept-encoding", "gzip")]).0,
+        post_with(&platform, bad_call, &[]).0,
+        post_with(&platform, "{", &[]).0,
+        post_with(&platform, INIT, &[("authorization", "")]).0,
+        post_with(&platform, INIT, &[("content-type", "text/plain")]).0,
     ];
-    let answers = traced.map(|(r, _)| r);
     // The request id names the log line: the routine answers (`initialize`, `tools/list`, the
     // challenge), which have none, carry no id.
     let ids: Vec<_> =
