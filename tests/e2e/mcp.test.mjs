@@ -127,6 +127,16 @@ test("the three tools work and their state persists", async () => {
   const forgot = await client.callTool({ name: "remember", arguments: { forget: passing.structuredContent.id } });
   assert.equal(forgot.isError, false, forgot.content[0].text);
   assert.deepEqual([forgot.structuredContent.forgotten, forgot.structuredContent.note, forgot.structuredContent.total], [true, "Travelling until Friday", 1]);
+  // Gone once, the id is refused; with a note beside it, whether to save or delete is unclear.
+  const gone = await client.callTool({ name: "remember", arguments: { forget: passing.structuredContent.id } });
+  assert.equal(gone.isError, true);
+  assert.equal(gone.content[0].text, `No note has the id ${passing.structuredContent.id}: get_workspace_context lists the notes with their ids.`);
+  const both = await client.callTool({ name: "remember", arguments: { forget: note.structuredContent.id, note: "x" } });
+  assert.equal(both.isError, true);
+  assert.equal(
+    both.content[0].text,
+    "Invalid arguments for remember: `forget` deletes a note and is given alone, without `note` or `topic`. Fix the arguments (see the tool's inputSchema) and call it again.",
+  );
 
   const ctx = await client.callTool({ name: "get_workspace_context", arguments: {} });
   assert.equal(ctx.structuredContent.offer.product, "Ledgerly");
