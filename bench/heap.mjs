@@ -7,17 +7,20 @@
 // costs the same whatever brought it on (bench/README.md, "What a request leaves to the garbage
 // collector"). Build first (bin/build or bin/bench).
 import { freePort, inspect, measure, scenarios, startWorker, tokens, pin } from "./lib.mjs";
+import { oauthClient, ownTokens } from "./oauth.mjs";
 
 const [scenarioId = "initialize", workerName = "ours", secondsArg = "4", build] = process.argv.slice(2);
-const scenario = scenarios(tokens()).find((s) => s.id === scenarioId);
-if (!scenario) throw new Error(`no scenario ${scenarioId}`);
 const inspectorPort = await freePort();
 const worker = await startWorker(workerName, build ? { inspectorPort, build } : { inspectorPort });
+// The Cloudflare-stack baseline accepts only access tokens it issued.
+const own = workerName === "cloudflare" ? { cloudflare: await ownTokens(await oauthClient(worker.url)) } : {};
+const scenario = scenarios(tokens(own)).find((s) => s.id === scenarioId);
+if (!scenario) throw new Error(`no scenario ${scenarioId}`);
 if (worker.pid) pin(worker.pid, 1);
 const path = workerName === "floor" && scenario.floorPath ? scenario.floorPath : scenario.path;
 /** wrk on core 0 for `seconds` (`lib.measure`); resolves to the number of requests it made. */
 const load = async (seconds) =>
-  (await measure(worker, scenario, { path, seconds, warmup: 0, connections: 16, loadCpu: 0 })).requests;
+  (await measure(worker, scenario, { path, seconds, warmup: 0, connections: 16, loadCpu: 0, reseedAs: workerName })).requests;
 
 try {
   const { send, close } = await inspect(inspectorPort, workerName);

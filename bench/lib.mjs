@@ -1,8 +1,8 @@
-// Shared by bench/run.mjs and bench/profile.mjs: starting the three Workers in workerd
+// Shared by bench/run.mjs and bench/profile.mjs: starting the four Workers in workerd
 // (through Miniflare, as the end-to-end tests do), finding each one's workerd process, pinning
 // it to a core, and the requests of every scenario.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Miniflare } from "miniflare";
@@ -12,10 +12,21 @@ import { freePort, retryingPortClash } from "../tests/e2e/harness.mjs";
 
 export { ROOT, freePort };
 
-/** The one issuer and audience for all three Workers, so the same tokens work on each. */
+/**
+ * The one issuer and audience of ours and the SDK v1 baseline, so the same tokens work on both.
+ * The Cloudflare-stack baseline is its own authorization server and accepts its tokens only on
+ * the origin it listens on, which is therefore its PUBLIC_URL (`cloudflareOptions`).
+ */
 export const PUBLIC_URL = "http://127.0.0.1:8787";
 export const COMPATIBILITY_DATE = "2025-11-01";
-export const WORKER_NAMES = ["ours", "baseline", "floor"];
+export const WORKER_NAMES = ["ours", "cloudflare", "baseline", "floor"];
+/** What each Worker is, for the report. */
+export const WORKER_TITLES = {
+  ours: "the Rust Worker as deployed",
+  cloudflare: "agents' createMcpHandler, MCP SDK v2 and workers-oauth-provider (workers/cloudflare.ts)",
+  baseline: "the MCP SDK v1 and jose, by hand (workers/baseline.ts)",
+  floor: "the runtime's least (workers/floor.js)",
+};
 
 function oursOptions(build = join(ROOT, "build")) {
   if (!existsSync(join(build, "index.js"))) throw new Error(`${build}/index.js is missing: run bin/build first`);
@@ -59,6 +70,23 @@ function baselineOptions() {
   };
 }
 
+/** The Cloudflare-stack baseline (workers/cloudflare.ts), its resource at `publicUrl`. */
+function cloudflareOptions(publicUrl) {
+  const script = join(ROOT, "bench/build/cloudflare.js");
+  if (!existsSync(script)) throw new Error("bench/build/cloudflare.js is missing: run bin/bench (it bundles the baselines)");
+  return {
+    scriptPath: script,
+    modules: true,
+    compatibilityDate: COMPATIBILITY_DATE,
+    // agents' MCP handler keeps the request's auth context in `node:async_hooks`; the provider
+    // fetches Client ID Metadata Documents only under `global_fetch_strictly_public` (as ours).
+    compatibilityFlags: ["nodejs_compat", "global_fetch_strictly_public"],
+    durableObjects: { WORKSPACE: { className: "Workspace", useSQLite: true } },
+    kvNamespaces: ["OAUTH_KV"],
+    bindings: { PUBLIC_URL: publicUrl },
+  };
+}
+
 function floorOptions() {
   return {
     scriptPath: join(ROOT, "bench/workers/floor.js"),
@@ -68,7 +96,13 @@ function floorOptions() {
   };
 }
 
-const OPTIONS = { ours: oursOptions, baseline: baselineOptions, floor: floorOptions };
+/** Each Worker's Miniflare options, given the origin its socket listens on. */
+const OPTIONS = {
+  ours: () => oursOptions(),
+  cloudflare: (origin) => cloudflareOptions(origin),
+  baseline: baselineOptions,
+  floor: floorOptions,
+};
 
 /** The pids of workerd processes that are children of this Node process. */
 function workerdChildren() {
@@ -144,21 +178,26 @@ export function cpuSecondsOf(pid) {
 }
 
 /**
- * Starts one of the three Workers in its own workerd. `inspectorPort` enables the DevTools
- * protocol (for profiles); `build` runs ours from another build directory (bench/ab.mjs).
- * Returns { name, url, pid, stop() }.
+ * Starts one of the four Workers in its own workerd. `inspectorPort` enables the DevTools
+ * protocol (for profiles); `build` runs ours from another build directory (bench/ab.mjs);
+ * `directPort` is the port its socket takes (else a free one) and `kvSeed` a KV directory left by
+ * `kvDir()` of an earlier instance, copied in before the start, so that a fresh runtime finds the
+ * OAuth state made there (the Cloudflare-stack baseline's cold starts). Returns
+ * { name, url, pid, kvDir(), stop() }.
  */
 export function startWorker(name, options = {}) {
   return retryingPortClash(() => startWorkerOnce(name, options));
 }
 
-async function startWorkerOnce(name, { inspectorPort, onLog, build } = {}) {
+async function startWorkerOnce(name, { inspectorPort, onLog, build, directPort: fixedPort, kvSeed } = {}) {
   const port = await freePort();
-  const directPort = await freePort();
+  const directPort = fixedPort ?? (await freePort());
+  const url = `http://127.0.0.1:${directPort}`;
   const state = mkdtempSync(join(tmpdir(), `vibesell-bench-${name}-`));
+  if (kvSeed) cpSync(kvSeed, join(state, "kv"), { recursive: true });
   const before = new Set(workerdChildren());
   const mf = new Miniflare({
-    ...(build ? oursOptions(build) : OPTIONS[name]()),
+    ...(build ? oursOptions(build) : OPTIONS[name](url)),
     name,
     durableObjectsPersist: join(state, "do"),
     kvPersist: join(state, "kv"),
@@ -190,24 +229,39 @@ async function startWorkerOnce(name, { inspectorPort, onLog, build } = {}) {
     throw error;
   }
   const pid = workerdChildren().find((p) => !before.has(p));
+  let keep = false;
   return {
     name,
-    url: `http://127.0.0.1:${directPort}`,
+    url,
     pid,
+    /**
+     * The instance's KV directory, kept after `stop()` for `kvSeed`; the caller removes its
+     * parent, the instance's state directory.
+     */
+    kvDir() {
+      keep = true;
+      return join(state, "kv");
+    },
     async stop() {
       await mf.dispose();
-      rmSync(state, { recursive: true, force: true });
+      if (keep) rmSync(join(state, "do"), { recursive: true, force: true });
+      else rmSync(state, { recursive: true, force: true });
     },
   };
 }
 
-/** Access tokens for the benchmark user(s), valid on all three Workers. */
-export function tokens() {
+/**
+ * Access tokens for the benchmark user(s), valid on ours and the SDK v1 baseline. `own` adds the
+ * tokens of Workers that issue their own (`bench/oauth.mjs`, `ownTokens`): `own.cloudflare.act()`
+ * and `own.cloudflare.spread()` resolve to that Worker's equivalents of `act` and `spread(64)`.
+ */
+export function tokens(own = {}) {
   const token = (sub, scope = "mcp mcp:act") => mintDevToken({ url: PUBLIC_URL, scope, sub, ttl: 6 * 3600 });
   return {
     act: token("bench-user@example.com"),
     /** One token per workspace, to spread Durable Object calls. */
     spread: (n) => Array.from({ length: n }, (_, i) => token(`bench-user-${i}@example.com`)),
+    own,
   };
 }
 
@@ -222,9 +276,64 @@ const MCP_HEADERS = {
 
 const rpc = (method, params, id = 1) => JSON.stringify({ jsonrpc: "2.0", id, method, ...(params ? { params } : {}) });
 
+/** The revision whose requests carry their own metadata (MCP 2026-07-28, basic §per-request fields). */
+export const MODERN_VERSION = "2026-07-28";
+
+/**
+ * The 2026-07-28 scenarios, one line each: the method, the tool (for `tools/call`) and what a
+ * right answer holds. Every request carries the revision's `_meta` and headers (MCP-2026-07-28.md
+ * §1: `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`). Each Worker runs the ones it answers
+ * correctly; the others are reported as not measured for it. Ours joins them by itself once it
+ * speaks the revision: nothing here changes then.
+ */
+const MODERN_SCENARIOS = [
+  {
+    id: "discover",
+    method: "server/discover",
+    expect: (r) => r?.resultType === "complete" && r.supportedVersions?.includes(MODERN_VERSION),
+  },
+  {
+    id: "tools_list_modern",
+    method: "tools/list",
+    expect: (r) => r?.resultType === "complete" && r.tools?.some((t) => t.name === "get_workspace_context"),
+  },
+  {
+    id: "tools_call_modern",
+    method: "tools/call",
+    tool: "get_workspace_context",
+    floorPath: "/do",
+    expect: (r) => r?.resultType === "complete" && r.structuredContent?.kind === "workspace" && r.isError !== true,
+  },
+];
+
+function modernScenario({ id, method, tool, floorPath, expect }, tok) {
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+    "io.modelcontextprotocol/clientCapabilities": {},
+    "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1.0.0" },
+  };
+  const params = tool ? { name: tool, arguments: {}, _meta: meta } : { _meta: meta };
+  return {
+    id,
+    mcp: true,
+    title: `${method}${tool ? ` ${tool}` : ""} (${MODERN_VERSION})`,
+    path: "/v1/mcp",
+    floorPath,
+    headers: { ...MCP_HEADERS, "MCP-Protocol-Version": MODERN_VERSION, "Mcp-Method": method, ...(tool ? { "Mcp-Name": tool } : {}) },
+    auths: [`Bearer ${tok.act}`],
+    authsBy: { cloudflare: async () => [`Bearer ${await tok.own.cloudflare.act()}`] },
+    body: rpc(method, params),
+    expect: (status, json) => status === 200 && expect(json?.result),
+  };
+}
+
 /**
  * The scenarios: the request, which Workers run it (the floor answers every one with its
- * fixed body), and how to check an answer is the real thing before it is measured.
+ * fixed body), and how to check an answer is the real thing before it is measured. `auths`
+ * are the Authorization values of ours and the SDK v1 baseline; `authsBy` gives a Worker with
+ * tokens of its own its values (`authsFor`). `mcp` marks an MCP exchange, which the report holds
+ * to issue 45's throughput target against the Cloudflare-stack baseline; the 401 is answered
+ * before any JSON-RPC is read, at about the floor's rate on every Worker, so it is not one.
  */
 export function scenarios(tok) {
   const initialize = rpc("initialize", {
@@ -233,46 +342,56 @@ export function scenarios(tok) {
     clientInfo: { name: "bench", version: "1.0.0" },
   });
   const versioned = { ...MCP_HEADERS, "MCP-Protocol-Version": "2025-11-25" };
+  const act = { cloudflare: async () => [`Bearer ${await tok.own.cloudflare.act()}`] };
+  const spread = { cloudflare: async () => (await tok.own.cloudflare.spread()).map((t) => `Bearer ${t}`) };
   return [
     {
       id: "initialize",
+      mcp: true,
       title: "initialize",
       path: "/v1/mcp",
       headers: MCP_HEADERS,
       auths: [`Bearer ${tok.act}`],
+      authsBy: act,
       body: initialize,
       expect: (status, json) => status === 200 && json?.result?.protocolVersion === "2025-11-25",
     },
     {
       id: "tools_list",
+      mcp: true,
       title: "tools/list (acting token)",
       path: "/v1/mcp",
       headers: versioned,
       auths: [`Bearer ${tok.act}`],
+      authsBy: act,
       body: rpc("tools/list"),
-      // The baseline declares the three workspace tools; ours lists whatever the catalogue has.
+      // The SDK v1 baseline declares the three workspace tools; the others list the catalogue.
       expect: (status, json) =>
         status === 200 &&
         ["get_workspace_context", "remember", "save_offer"].every((n) => json?.result?.tools?.some((t) => t.name === n)),
     },
     {
       id: "tools_call",
+      mcp: true,
       title: "tools/call get_workspace_context (1 workspace)",
       path: "/v1/mcp",
       floorPath: "/do",
       headers: versioned,
       auths: [`Bearer ${tok.act}`],
+      authsBy: act,
       body: rpc("tools/call", { name: "get_workspace_context", arguments: {} }),
       expect: (status, json) =>
         status === 200 && json?.result?.structuredContent?.kind === "workspace" && json.result.isError !== true,
     },
     {
       id: "tools_call_spread",
+      mcp: true,
       title: "tools/call get_workspace_context (64 workspaces)",
       path: "/v1/mcp",
       floorPath: "/do",
       headers: versioned,
       auths: tok.spread(64).map((t) => `Bearer ${t}`),
+      authsBy: spread,
       body: rpc("tools/call", { name: "get_workspace_context", arguments: {} }),
       expect: (status, json) =>
         status === 200 && json?.result?.structuredContent?.kind === "workspace" && json.result.isError !== true,
@@ -287,13 +406,46 @@ export function scenarios(tok) {
       expectStatus: 401,
       expect: (status, json, headers) => status === 401 && /resource_metadata=/.test(headers.get("www-authenticate") ?? ""),
     },
+    ...MODERN_SCENARIOS.map((m) => modernScenario(m, tok)),
   ];
 }
 
-/** Sends a scenario's request once; returns { status, json, headers, ms }. */
-export async function sendOnce(url, scenario, { floor = false } = {}) {
+/** The Authorization values `scenario` sends to the Worker `name`. */
+export async function authsFor(scenario, name) {
+  const own = scenario.authsBy?.[name];
+  return own ? await own() : scenario.auths;
+}
+
+/**
+ * The JSON-RPC message of an answer: the body itself, or the last `data:` event of an SSE
+ * stream (how the MCP SDK's stateless transport answers a 2025-era POST by default,
+ * Streamable HTTP §Sending Messages).
+ */
+function decodeAnswer(text, contentType) {
+  if (/text\/event-stream/i.test(contentType ?? "")) {
+    const events = text.split(/\r?\n\r?\n/).map((e) =>
+      e
+        .split(/\r?\n/)
+        .filter((l) => l.startsWith("data:"))
+        .map((l) => l.slice(5).trimStart())
+        .join("\n"),
+    );
+    text = events.filter(Boolean).at(-1) ?? "";
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends a scenario's request once (with `auths` instead of the scenario's own, when given);
+ * returns { status, json, text, headers, ms }.
+ */
+export async function sendOnce(url, scenario, { floor = false, auths = scenario.auths } = {}) {
   const headers = { ...scenario.headers };
-  if (scenario.auths[0]) headers.Authorization = scenario.auths[0];
+  if (auths[0]) headers.Authorization = auths[0];
   const started = performance.now();
   const res = await fetch(url + (floor && scenario.floorPath ? scenario.floorPath : scenario.path), {
     method: "POST",
@@ -302,20 +454,15 @@ export async function sendOnce(url, scenario, { floor = false } = {}) {
   });
   const text = await res.text();
   const ms = performance.now() - started;
-  let json;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: res.status, json, text, headers: res.headers, ms };
+  return { status: res.status, json: decodeAnswer(text, res.headers.get("content-type")), text, headers: res.headers, ms };
 }
 
 /**
  * One cold start: starts a Worker with `start()`, sends `scenario` to it twice and stops it.
  * Resolves to the time until it was ready (workerd's own when the runner knows it), the CPU its
  * process had spent by then, the first request's latency and CPU, and the second's latency;
- * `label` names the Worker in an error.
+ * `label` names the Worker in an error. A started Worker with `auths` (tokens its fresh state
+ * holds) sends those instead of the scenario's.
  */
 export async function coldSample(start, scenario, { floor = false, label = "" } = {}) {
   const started = performance.now();
@@ -323,12 +470,13 @@ export async function coldSample(start, scenario, { floor = false, label = "" } 
   const ready_ms = w.readyMs ?? performance.now() - started;
   try {
     const start_cpu_ms = cpuMsOf(w.pid);
-    const first = await sendOnce(w.url, scenario, { floor });
+    const auths = w.auths ?? scenario.auths;
+    const first = await sendOnce(w.url, scenario, { floor, auths });
     const first_cpu_ms = cpuMsOf(w.pid) - start_cpu_ms;
     if (first.status !== 200) {
       throw new Error(`${label}: cold ${scenario.id} answered ${first.status}: ${String(first.text).slice(0, 200)}`);
     }
-    const second = await sendOnce(w.url, scenario, { floor });
+    const second = await sendOnce(w.url, scenario, { floor, auths });
     return { ready_ms, start_cpu_ms, first_ms: first.ms, first_cpu_ms, second_ms: second.ms };
   } finally {
     await w.stop();
@@ -375,15 +523,16 @@ function wrk({ url, script, env: extra, seconds, connections, loadCpu }) {
   });
 }
 
-export function wrkEnv(scenario) {
-  if (scenario.wrkEnv) return scenario.wrkEnv();
+/** The environment of the wrk script for `scenario` on the Worker `name`, sending `auths`. */
+export function wrkEnv(scenario, { name, auths = scenario.auths } = {}) {
+  if (scenario.wrkEnv) return scenario.wrkEnv(name);
   return {
     BENCH_METHOD: "POST",
     BENCH_BODY: scenario.body,
     BENCH_HEADERS: Object.entries(scenario.headers)
       .map(([k, v]) => `${k}: ${v}`)
       .join("\n"),
-    BENCH_AUTHS: scenario.auths.join("\n"),
+    BENCH_AUTHS: auths.join("\n"),
   };
 }
 
@@ -407,13 +556,17 @@ function summarize(run, expectStatus) {
 /**
  * One measured run of `scenario` on a started Worker at `path`: a warm-up of `warmup` seconds,
  * then `seconds` under wrk. Returns req/s, latency and errors, and the Worker's CPU µs per
- * request (its workerd process, before and after). A scenario with `reseed` (the refresh grant)
- * gets fresh tokens for `reseedAs` before each.
+ * request (its workerd process, before and after). `reseedAs` names the Worker: a scenario with
+ * `reseed` (the refresh grant) gets fresh tokens for it before each run, and one with `authsBy`
+ * its own tokens.
  */
 export async function measure(worker, scenario, { path, seconds, warmup, connections, loadCpu, expectStatus, reseedAs }) {
   const url = worker.url + path;
   const script = join(ROOT, "bench/wrk", scenario.script ?? "mcp.lua");
-  const env = async () => ({ ...wrkEnv(scenario), ...(scenario.reseed ? await scenario.reseed(reseedAs) : {}) });
+  const env = async () => ({
+    ...wrkEnv(scenario, { name: reseedAs, auths: await authsFor(scenario, reseedAs) }),
+    ...(scenario.reseed ? await scenario.reseed(reseedAs) : {}),
+  });
   if (warmup > 0) await wrk({ url, script, env: await env(), seconds: warmup, connections, loadCpu });
   const measured = await env();
   const before = cpuSecondsOf(worker.pid);

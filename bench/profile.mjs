@@ -7,8 +7,8 @@
 import { spawn } from "node:child_process";
 import { writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, freePort, inspect, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
-import { refreshScenario } from "./oauth.mjs";
+import { ROOT, authsFor, freePort, inspect, scenarios, startWorker, tokens, pin, wrkEnv } from "./lib.mjs";
+import { oauthClient, ownTokens, refreshScenario } from "./oauth.mjs";
 
 const [scenarioId = "tools_list", workerName = "ours", secondsArg = "5"] = process.argv.slice(2);
 const seconds = Number(secondsArg);
@@ -16,12 +16,14 @@ const seconds = Number(secondsArg);
 const inspectorPort = await freePort();
 const worker = await startWorker(workerName, { inspectorPort });
 if (worker.pid) pin(worker.pid, 1);
-// The refresh grant needs grants made through the OAuth flow first (bench/oauth.mjs).
+// The refresh grant needs grants made through the OAuth flow first (bench/oauth.mjs), and the
+// Cloudflare-stack baseline its own access tokens.
+const own = workerName === "cloudflare" ? { cloudflare: await ownTokens(await oauthClient(worker.url)) } : {};
 const scenario =
   scenarioId === "refresh"
-    ? await refreshScenario(worker.url, 16, (m) => console.error(m))
-    : scenarios(tokens()).find((s) => s.id === scenarioId);
-if (!scenario) throw new Error(`no scenario ${scenarioId}`);
+    ? await refreshScenario({ [workerName]: worker.url }, 16, (m) => console.error(m))
+    : scenarios(tokens(own)).find((s) => s.id === scenarioId);
+if (!scenario?.id) throw new Error(`no scenario ${scenarioId} on ${workerName}`);
 const seeded = scenario.reseed ? await scenario.reseed(workerName) : {};
 
 try {
@@ -32,7 +34,7 @@ try {
   const env = {
     ...process.env,
     BENCH_OUT: "/dev/null",
-    ...wrkEnv(scenario),
+    ...wrkEnv(scenario, { name: workerName, auths: await authsFor(scenario, workerName) }),
     ...seeded,
   };
   await new Promise((resolve, reject) => {

@@ -25,7 +25,14 @@
 // as (`login_hint`), where a deployment shows the consent page of the provider's
 // docs/consent-page.md.
 import { DurableObject, env as workerEnv } from "cloudflare:workers";
-import { OAuthError, OAuthProvider, insufficientScope, type OAuthHelpers, type OAuthResourceContext } from "@cloudflare/workers-oauth-provider";
+import {
+  AuthorizationError,
+  OAuthError,
+  OAuthProvider,
+  insufficientScope,
+  type OAuthHelpers,
+  type OAuthResourceContext,
+} from "@cloudflare/workers-oauth-provider";
 import { McpServer, fromJsonSchema, type McpRequestContext } from "@modelcontextprotocol/server";
 import { createMcpHandler } from "agents/mcp/server";
 import SNAPSHOT from "../../tests/snapshots/tools_list.json";
@@ -163,18 +170,29 @@ async function workspaceFor(subject: string): Promise<string> {
   return `ws_${hex.slice(0, 24)}`;
 }
 
+const plain = (text: string, status: number) => new Response(text, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+
 /**
  * The authorization endpoint (the application's part of the flow, docs/authorization-server.md):
  * the provider validates the request (client, redirect URI, PKCE, resource), the benchmark's
- * sign-in names the user, and the grant is completed at once with the scopes asked for.
+ * sign-in names the user, and the grant is completed at once with the scopes asked for. A request
+ * the provider refuses goes back to the client once its redirect URI is validated, and is shown
+ * here otherwise (docs/consent-page.md, "Errors: redirect or render?").
  */
 async function authorize(request: Request, env: Env): Promise<Response> {
   if (request.method !== "GET") return new Response("Method Not Allowed", { status: 405, headers: { allow: "GET" } });
   const oauth = env.OAUTH_PROVIDER;
-  const authRequest = await oauth.parseAuthRequest(request);
+  let authRequest;
+  try {
+    authRequest = await oauth.parseAuthRequest(request);
+  } catch (error) {
+    if (error instanceof AuthorizationError && error.redirectTo) return Response.redirect(error.redirectTo, 302);
+    if (error instanceof AuthorizationError) return plain(error.description, 400);
+    throw error;
+  }
   const user = new URL(request.url).searchParams.get("login_hint")?.trim().toLowerCase();
   if (!user || !user.includes("@")) {
-    return new Response("Sign in: this benchmark Worker needs login_hint=<email>.", { status: 400, headers: { "content-type": "text/plain; charset=utf-8" } });
+    return plain("Sign in: this benchmark Worker needs login_hint=<email>.", 400);
   }
   const props: Props = { sub: user, ws: await workspaceFor(user), authorizedAt: Math.floor(Date.now() / 1000) };
   const { redirectTo } = await oauth.completeAuthorization({ request: authRequest, userId: user, metadata: {}, scope: authRequest.scope, props });
