@@ -13,9 +13,6 @@
 //! The card, the schema texts and the sandbox's word lists are the Worker's large texts: it ships
 //! them as one brotli stream (`texts.br`, read by `src/embedded.rs`), which the runtime's brotli
 //! decoder unpacks once per isolate; natively they are embedded as they are (`texts.txt`).
-//!
-//! And it writes the table `src/case.rs` lower-cases text with, derived from the standard
-//! library's own `char::to_lowercase`.
 
 // A build script reports failure by panicking; there is no caller to return errors to.
 #![allow(clippy::expect_used)]
@@ -81,7 +78,6 @@ fn main() {
     let texts = out + &schema_text;
     println!("cargo:rustc-env=NAMES_START={}", texts.len());
     pack(Path::new(&out_dir), &(texts + &names));
-    lowercase_table(&Path::new(&out_dir).join("lowercase.rs"));
 }
 
 /// Writes `texts.txt` (the card, the schema text, then the word lists) and `texts.br`, the same
@@ -102,63 +98,6 @@ fn pack(out_dir: &Path, text: &str) {
     assert!(unpacked == text.as_bytes(), "texts.br unpacks to the text");
     std::fs::write(out_dir.join("texts.txt"), text).expect("writing texts.txt");
     std::fs::write(out_dir.join("texts.br"), packed).expect("writing texts.br");
-}
-
-/// Writes `RUNS: &[(first, count, stride, delta)]` and `SPECIAL: &[(char, &str)]`, the Unicode
-/// lower-case mapping of the toolchain's own `char::to_lowercase` (the same Unicode version
-/// core's tables have), for `src/case.rs`. A run is `count` code points from `first`, `stride`
-/// apart, each mapped to itself plus `delta`; most of the mapping is runs of a constant offset
-/// (A–Z, Cyrillic) or of alternating pairs (Ā ā Ă ă …), so about 180 runs hold it, where core
-/// keeps a table of every pair. `SPECIAL` holds the code points that lower-case to more than
-/// one (İ today).
-// The one place that may call `to_lowercase`: it runs natively, at build time.
-#[allow(clippy::disallowed_methods)]
-fn lowercase_table(out: &Path) {
-    // (first, count, stride, delta)
-    let mut runs: Vec<(u32, u32, u32, i64)> = Vec::new();
-    let mut special = Vec::new();
-    for c in (0..=u32::from(char::MAX)).filter_map(char::from_u32) {
-        let lower: String = c.to_lowercase().collect();
-        let mut chars = lower.chars();
-        let (Some(l), None) = (chars.next(), chars.next()) else {
-            special.push((c, lower));
-            continue;
-        };
-        if l == c {
-            continue;
-        }
-        let (cp, delta) = (u32::from(c), i64::from(u32::from(l)) - i64::from(u32::from(c)));
-        // A run goes on with the same delta at the next code point `stride` on; its second
-        // member sets the stride (1 or 2).
-        let extends = |&(first, count, stride, d): &(u32, u32, u32, i64)| {
-            d == delta && if count == 1 { matches!(cp - first, 1 | 2) } else { cp == first + count * stride }
-        };
-        match runs.last_mut() {
-            Some(run) if extends(run) => {
-                if run.1 == 1 {
-                    run.2 = cp - run.0;
-                }
-                run.1 += 1;
-            }
-            _ => runs.push((cp, 1, 1, delta)),
-        }
-    }
-    let mut text = String::from(
-        "/// (first, count, stride, delta), by `first`.\nconst RUNS: &[(u32, u16, u8, i32)] = &[\n",
-    );
-    for (first, count, stride, delta) in runs {
-        let count = u16::try_from(count).expect("a run of at most 65535");
-        let delta = i32::try_from(delta).expect("a delta within i32");
-        let _ = writeln!(text, "({first:#x}, {count}, {stride}, {delta}),");
-    }
-    text.push_str(
-        "];\n/// Code points whose lower case is longer than one.\nconst SPECIAL: &[(char, &str)] = &[\n",
-    );
-    for (c, lower) in special {
-        let _ = writeln!(text, "({c:?}, {lower:?}),");
-    }
-    text.push_str("];\n");
-    std::fs::write(out, text).expect("writing lowercase.rs");
 }
 
 /// Returns the schema text, the distinct texts of `src/tools/schemas.json` (schemas and

@@ -214,7 +214,7 @@ impl Catalogue {
             Some(_) => return Err("the default plan must be free".into()),
             None => return Err(format!("defaultPlan {} is not a plan", c.default_plan)),
         }
-        crate::sort::sort_by_key(&mut c.plans, |p| p.price_monthly);
+        c.plans.sort_by_key(|p| p.price_monthly);
         Ok(c)
     }
 

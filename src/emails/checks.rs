@@ -150,7 +150,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
 
     // Subject.
     let subject = r.subject.trim();
-    let lower_subject = crate::case::lowercase(subject);
+    let lower_subject = subject.to_lowercase();
     let subject_letters: Vec<char> = subject.chars().filter(|c| c.is_alphabetic()).collect();
     if subject.is_empty() {
         out.push(finding(
@@ -242,7 +242,7 @@ pub fn check_first_email(r: &Rendered, to: &Recipient, sender_named: bool) -> Ve
     }
 
     // Spam-trigger words.
-    let text = crate::case::lowercase(&format!("{}\n{}", r.subject, r.body));
+    let text = format!("{}\n{}", r.subject, r.body).to_lowercase();
     let hits: Vec<&str> = SPAM_TRIGGERS.iter().copied().filter(|p| contains_phrase(&text, p)).collect();
     if hits.is_empty() {
         out.push(finding("spam_words", Status::Pass, "No spam-trigger words.", None));

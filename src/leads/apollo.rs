@@ -228,7 +228,7 @@ pub fn search_query(f: &Filters, page: u64, per_page: u64) -> String {
     // Industries and keywords are both organisation keyword tags on Apollo.
     list(
         "q_organization_keyword_tags",
-        f.industries.iter().chain(&f.keywords).map(|v| crate::case::lowercase(v)).collect(),
+        f.industries.iter().chain(&f.keywords).map(|v| v.to_lowercase()).collect(),
     );
     if !f.titles.is_empty() {
         q.push(("include_similar_titles".into(), "false".into()));

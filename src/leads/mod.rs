@@ -235,9 +235,7 @@ impl sandbox::Breakdown {
             v.iter().map(|(l, n)| Bucket { label: (*l).to_owned(), count: *n }).collect()
         };
         let mut countries = buckets(&self.by_country);
-        crate::sort::sort_by(&mut countries, |a, b| {
-            b.count.cmp(&a.count).then_with(|| a.label.cmp(&b.label))
-        });
+        countries.sort_by(|a, b| b.count.cmp(&a.count).then_with(|| a.label.cmp(&b.label)));
         countries.truncate(10);
         let seniority: Vec<Bucket> = self
             .by_seniority

@@ -992,7 +992,7 @@ pub fn suggest<'a>(
             None => scored.push((score, canonical)),
         }
     }
-    crate::sort::sort_by(&mut scored, |a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
+    scored.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(b.1)));
     scored.into_iter().take(max).map(|(_, c)| c).collect()
 }
 

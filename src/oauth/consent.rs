@@ -149,7 +149,8 @@ pub(crate) fn borrows_a_name(name: &str) -> bool {
             c => c,
         })
         .collect();
-    let folded: String = crate::case::lowercase(&wide)
+    let folded: String = wide
+        .to_lowercase()
         .chars()
         .map(|c| {
             let c = match c {

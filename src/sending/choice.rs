@@ -125,7 +125,7 @@ impl Question {
     /// Reads an answer: a choice's id or label (ignoring case and spacing), else the user's own
     /// words when allowed.
     pub fn interpret(&self, answer: &str) -> Option<Picked> {
-        let norm = |s: &str| crate::case::lowercase(&s.split_whitespace().collect::<Vec<_>>().join(" "));
+        let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ").to_lowercase();
         let a = norm(answer.trim().trim_matches(['`', '"', '\'']));
         if a.is_empty() {
             return None;

@@ -217,17 +217,17 @@ fn any(text: &str, needles: &[&str]) -> bool {
 /// writes above an unmarked copy) or our own email's footer, whose unsubscribe line and notice
 /// ("reply stop", "object") would otherwise read as the prospect's own opt-out.
 fn own_words(body: &str) -> &str {
-    let prompt = crate::case::lowercase(render::UNSUBSCRIBE_PROMPT);
-    let notice = crate::case::lowercase(render::NOTICE_OPENING);
+    let prompt = render::UNSUBSCRIBE_PROMPT.to_lowercase();
+    let notice = render::NOTICE_OPENING.to_lowercase();
     let mut end = 0;
     let mut lines = body.split_inclusive('\n').peekable();
     while let Some(line) = lines.next() {
-        let l = crate::case::lowercase(line.trim()).replace('’', "'");
+        let l = line.trim().to_lowercase().replace('’', "'");
         let mut quoted_header = || {
             HEADER_FROM.iter().any(|h| l.starts_with(h))
                 && (l.contains('@')
                     || lines.peek().is_some_and(|next| {
-                        let next = crate::case::lowercase(next.trim());
+                        let next = next.trim().to_lowercase();
                         HEADER_SENT.iter().any(|h| next.starts_with(h))
                     }))
         };
@@ -287,7 +287,7 @@ const NOTICE_PREFIXES: &[&str] = &[
 /// email answered, our own, whose words say nothing of the reply: "Re: Remove busywork from
 /// month-end" is not a request to be removed, and it would make "STOP" under it a long reply.
 fn own_subject(subject: &str) -> String {
-    let mut s = crate::case::lowercase(subject);
+    let mut s = subject.to_lowercase();
     let at_word = |i: usize| s[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
     let marker =
         REPLY_MARKERS.iter().filter_map(|m| s.match_indices(m).map(|(i, _)| i).find(|&i| at_word(i))).min();
@@ -300,7 +300,7 @@ fn own_subject(subject: &str) -> String {
 /// The class of a reply from its subject, text and the platform's hints.
 pub fn classify(subject: &str, body: &str, hints: Hints) -> Class {
     let body = own_words(body);
-    let text = format!("{}\n{}", own_subject(subject), crate::case::lowercase(body)).replace('’', "'");
+    let text = format!("{}\n{}", own_subject(subject), body.to_lowercase()).replace('’', "'");
     if hints.bounce || any(&text, BOUNCE) {
         return Class::Bounce;
     }

@@ -941,7 +941,7 @@ impl SendingPlatform for Instantly<'_> {
                 None => steps.push(StepTotals { step, sent, replies }),
             }
         }
-        crate::sort::sort_by_key(&mut steps, |s| s.step);
+        steps.sort_by_key(|s| s.step);
         Ok(CampaignReport { status, totals, daily, steps })
     }
 

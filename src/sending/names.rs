@@ -128,7 +128,7 @@ pub fn lookalikes(primary: &str) -> Vec<String> {
 /// (`Zoë` → `zoe`, `Jean-Luc` → `jeanluc`, `Strauß` → `strauss`).
 pub fn fold(name: &str) -> String {
     let mut out = String::new();
-    for c in crate::case::lowercase(name).chars() {
+    for c in name.to_lowercase().chars() {
         let ascii = match c {
             'a'..='z' => c.to_string(),
             'à' | 'á' | 'â' | 'ã' | 'ä' | 'å' | 'ā' | 'ą' => "a".into(),

@@ -1236,7 +1236,7 @@ impl SendingPlatform for Sandbox<'_> {
                 }
             }
         }
-        crate::sort::sort_by_key(&mut steps, |s| s.step);
+        steps.sort_by_key(|s| s.step);
         Ok(CampaignReport { status, totals, daily, steps })
     }
 

@@ -544,7 +544,7 @@ fn most_common_zone(new: &[(leads::Lead, String)]) -> Option<&'static calendar::
             }
         }
     }
-    crate::sort::sort_by(&mut counts, |a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     counts.first().and_then(|(name, _)| calendar::zone(name))
 }
 

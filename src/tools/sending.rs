@@ -489,7 +489,7 @@ fn source_from_words(text: &str) -> Option<OrderKind> {
     // Every run of other characters becomes one space, and the whole is padded with spaces, so
     // that " now " matches the word and never "know".
     let mut t = String::from(" ");
-    for c in crate::case::lowercase(text).chars() {
+    for c in text.to_lowercase().chars() {
         if c.is_alphanumeric() {
             t.push(c);
         } else if !t.ends_with(' ') {
@@ -1094,7 +1094,7 @@ pub struct WarmedShelf {
 
 async fn shelf<P: SendingPlatform>(platform: &P) -> Result<Vec<ShelfItem>, Refusal> {
     let mut stock = platform.warmed_domains().await.map_err(refusal)?;
-    crate::sort::sort_by(&mut stock, |a, b| {
+    stock.sort_by(|a, b| {
         b.health.cmp(&a.health).then(b.age_days.cmp(&a.age_days)).then(a.domain.cmp(&b.domain))
     });
     let names: Vec<String> = stock.iter().map(|s| s.domain.clone()).collect();

@@ -361,7 +361,7 @@ impl Tool for Remember {
             return forget(cx, id, input.note.is_some() || input.topic.is_some());
         }
         let note = input.note.as_deref().map_or("", str::trim);
-        let topic = input.topic.as_deref().map(str::trim).map(crate::case::lowercase);
+        let topic = input.topic.as_deref().map(str::trim).map(str::to_lowercase);
         if note.is_empty() || topic.as_deref() == Some("") {
             return Err(Refusal::InvalidArguments(
                 "`note` and `topic` must not be blank; to delete a note, give only `forget` with its id"

@@ -571,7 +571,7 @@ pub fn canonical_json(value: &Value) -> String {
     match value {
         Value::Object(map) => {
             let mut keys: Vec<&String> = map.keys().collect();
-            crate::sort::sort_by(&mut keys, |a, b| a.cmp(b));
+            keys.sort();
             let fields: Vec<String> = keys
                 .into_iter()
                 .map(|k| format!("{}:{}", Value::from(k.as_str()), canonical_json(&map[k])))

@@ -501,7 +501,7 @@ impl Pool {
             let people = cell.titles.iter().map(|&(_, h)| at_company(cu * h, k, company.index)).sum();
             pool.excluded.push(Excluded { c, i, g, s, index: company.index, k, people });
         }
-        crate::sort::sort_by_key(&mut pool.excluded, |e| (e.c, e.i, e.g, e.s, e.index));
+        pool.excluded.sort_by_key(|e| (e.c, e.i, e.g, e.s, e.index));
         let gross: u64 = pool
             .countries
             .iter()
