@@ -5,14 +5,10 @@
 //! their CSP hashes, so the VibeSell web pages (`src/webapp.rs`) serve the card's very views under
 //! a policy that allows exactly those two inline blocks.
 //!
-//! It also turns the tools' JSON Schemas and descriptions (`src/tools/schemas.json`, generated
-//! from the Rust declarations by `cargo test`, see `src/tools/schema.rs`) into a table of compact
-//! JSON strings the Worker embeds, so that schema derivation never runs, or ships, in the Worker,
-//! and the descriptions are packed with the schemas rather than carried as string constants.
-//!
-//! The card, the schema texts and the sandbox's word lists are the Worker's large texts: it ships
-//! them as one brotli stream (`texts.br`, read by `src/embedded.rs`), which the runtime's brotli
-//! decoder unpacks once per isolate; natively they are embedded as they are (`texts.txt`).
+//! It also turns the tools' JSON Schemas (`src/tools/schemas.json`, generated from the Rust
+//! declarations by `cargo test`, see `src/tools/schema.rs`) into a table of compact JSON strings
+//! the Worker embeds (`src/embedded.rs`), so that schema derivation never runs, or ships, in the
+//! Worker.
 
 // A build script reports failure by panicking; there is no caller to return errors to.
 #![allow(clippy::expect_used)]
@@ -65,39 +61,18 @@ fn main() {
     }
     let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR");
     println!("cargo:rustc-env=CARD_SHA256={hex}");
-    println!("cargo:rustc-env=CARD_LEN={}", out.len());
 
-    let schema_text = embed_schemas(&Path::new(&out_dir).join("schemas.rs"));
-    // The sandbox's word lists: two lines of company words, then two per culture
-    // (`leads::sandbox::names`), none empty.
+    let out_dir = Path::new(&out_dir);
+    std::fs::write(out_dir.join("card.html"), out).expect("writing card.html");
+    let schema_text = embed_schemas(&out_dir.join("schemas.rs"));
+    std::fs::write(out_dir.join("schemas.txt"), schema_text).expect("writing schemas.txt");
+    // The sandbox's word lists (`src/embedded.rs` includes the file): two lines of company
+    // words, then two per culture (`leads::sandbox::names`), none empty.
     let names = read("src/leads/sandbox/names.txt");
     assert!(
         names.ends_with('\n') && names.lines().all(|l| !l.trim().is_empty() && !l.contains(",,")),
         "src/leads/sandbox/names.txt: one non-empty list per line"
     );
-    let texts = out + &schema_text;
-    println!("cargo:rustc-env=NAMES_START={}", texts.len());
-    pack(Path::new(&out_dir), &(texts + &names));
-}
-
-/// Writes `texts.txt` (the card, the schema text, then the word lists) and `texts.br`, the same
-/// compressed at brotli's best (quality 11, a window holding all of it). Brotli, with its window
-/// and its dictionary of web text, leaves 30.9 KB of the card and the schemas where gzip left
-/// about 35 KB (docs/scale.md, "Size"). The stream is checked to unpack to the text.
-fn pack(out_dir: &Path, text: &str) {
-    let params = brotli::enc::BrotliEncoderParams {
-        quality: 11,
-        lgwin: 24,
-        size_hint: text.len(),
-        ..Default::default()
-    };
-    let mut packed = Vec::new();
-    brotli::BrotliCompress(&mut text.as_bytes(), &mut packed, &params).expect("brotli");
-    let mut unpacked = Vec::new();
-    brotli::BrotliDecompress(&mut packed.as_slice(), &mut unpacked).expect("brotli unpacks");
-    assert!(unpacked == text.as_bytes(), "texts.br unpacks to the text");
-    std::fs::write(out_dir.join("texts.txt"), text).expect("writing texts.txt");
-    std::fs::write(out_dir.join("texts.br"), packed).expect("writing texts.br");
 }
 
 /// Returns the schema text, the distinct texts of `src/tools/schemas.json` (schemas and

@@ -1,5 +1,5 @@
-// Reading and writing the parts of a wasm module that the build's scripts touch: its sections,
-// and the function names of its "name" section (https://webassembly.github.io/spec/core/appendix/custom.html).
+// Reading the parts of a wasm module that the build's scripts touch: its sections, and the
+// function names of its "name" section (https://webassembly.github.io/spec/core/appendix/custom.html).
 
 /** A reader of LEB128 numbers and strings over `bytes`, from `pos`. */
 export function reader(bytes, pos = 0) {
@@ -24,24 +24,6 @@ export function reader(bytes, pos = 0) {
     },
   };
   return r;
-}
-
-/** Unsigned LEB128. */
-export function u32(n) {
-  const out = [];
-  do {
-    let byte = n & 0x7f;
-    n = Math.floor(n / 128);
-    if (n) byte |= 0x80;
-    out.push(byte);
-  } while (n);
-  return Buffer.from(out);
-}
-
-/** A length-prefixed UTF-8 string. */
-export function name(s) {
-  const b = Buffer.from(s, 'utf8');
-  return Buffer.concat([u32(b.length), b]);
 }
 
 /**
@@ -141,63 +123,4 @@ export function functionNames(bytes) {
     r.pos = end;
   }
   return names;
-}
-
-/**
- * `bytes` with the function names of its "name" section replaced by `names` (index → name); the
- * section's other subsections (module, locals, …) are kept as they were. The module must have
- * function names already (its only caller, scripts/wasm-order.mjs, refuses one without).
- */
-export function withFunctionNames(bytes, names) {
-  const all = sections(bytes);
-  const section = all.find((s) => s.custom === 'name');
-  const entries = [...names].sort((a, b) => a[0] - b[0]).map(([i, n]) => Buffer.concat([u32(i), name(n)]));
-  const functions = Buffer.concat([u32(entries.length), ...entries]);
-  const subsections = [];
-  const r = reader(section?.body ?? Buffer.alloc(0));
-  if (section) r.name();
-  let replaced = false;
-  while (r.pos < r.bytes.length) {
-    const start = r.pos;
-    const id = r.bytes[r.pos++];
-    const size = r.u32();
-    r.pos += size;
-    if (id === 1) {
-      subsections.push(Buffer.concat([Buffer.from([1]), u32(functions.length), functions]));
-      replaced = true;
-    } else subsections.push(r.bytes.subarray(start, r.pos));
-  }
-  if (!replaced) throw new Error('the module has no function names to replace');
-  const payload = Buffer.concat([name('name'), ...subsections]);
-  const replacement = Buffer.concat([Buffer.from([0]), u32(payload.length), payload]);
-  const parts = [bytes.subarray(0, 8)];
-  for (const s of all) if (s !== section) parts.push(bytes.subarray(s.start, s.end));
-  parts.push(replacement);
-  return Buffer.concat(parts);
-}
-
-/** The module's exports, in order: `{ name, kind, index }`. */
-export function exportsOf(bytes) {
-  const section = sections(bytes).find((s) => s.id === 7);
-  if (!section) return [];
-  const r = reader(section.body);
-  const out = [];
-  for (let n = r.u32(); n > 0; n--) {
-    const exported = r.name();
-    const kind = r.bytes[r.pos++];
-    out.push({ name: exported, kind, index: r.u32() });
-  }
-  return out;
-}
-
-/** `bytes` with only the exports `keep(export)` accepts. */
-export function withExports(bytes, keep) {
-  const kept = exportsOf(bytes).filter(keep);
-  const entries = kept.map((e) => Buffer.concat([name(e.name), Buffer.from([e.kind]), u32(e.index)]));
-  const body = Buffer.concat([u32(entries.length), ...entries]);
-  const parts = [bytes.subarray(0, 8)];
-  for (const s of sections(bytes)) {
-    parts.push(s.id === 7 ? Buffer.concat([Buffer.from([7]), u32(body.length), body]) : bytes.subarray(s.start, s.end));
-  }
-  return Buffer.concat(parts);
 }

@@ -210,10 +210,9 @@ export const OAuthState = hosted(ShimOAuthState);
 
 // The young generation's collection that the start leaves pending, run during the start rather
 // than at the end of the first request. What the module's evaluation and `start` allocate and
-// keep (the runtime's `node:zlib` above all, with the modules it loads: `embedded.rs`) is still in
-// V8's young generation when the start ends, which it leaves nearly full, so V8 schedules a
-// scavenge as a task; workerd runs such tasks after each request, and the first request paid for
-// copying all of it: 2.3 ms (`--trace-gc`; `perf record` of a fresh workerd's first request puts
+// keep is still in V8's young generation when the start ends, which it leaves nearly full, so
+// V8 schedules a scavenge as a task; workerd runs such tasks after each request, and the first
+// request paid for copying all of it: 2.3 ms (`--trace-gc`; `perf record` of a fresh workerd's first request puts
 // `MinorGCJob` and `Scavenger::ScavengeObject` under it). Allocating 1 MB of short-lived arrays
 // here fills the young generation, so that V8 collects it now (two scavenges, 2–3 ms, which also
 // promote what survives, a copy that would otherwise fall on a later request). On Cloudflare the

@@ -358,12 +358,6 @@ const ENCODER = new TextEncoder();
 export function encode_into(text, into) {
   return ENCODER.encodeInto(text, into).written;
 }
-export function unpack(packed) {
-  // Asked of `process` rather than imported: the bundler worker-build runs cannot resolve a
-  // static `node:` import, and the runtime serves this one with `nodejs_compat`.
-  const { brotliDecompressSync } = process.getBuiltinModule("node:zlib");
-  return brotliDecompressSync(packed);
-}
 export function settle(answer) {
   Promise.resolve(answer).catch((e) => console.error("start: the entry rehearsal failed:", String(e)));
 }
@@ -408,10 +402,6 @@ extern "C" {
     fn encode_into(text: &js_sys::JsString, into: &mut [u8]) -> u32;
     /// Logs it if the promise (or value) `answer` fails; an answer itself is dropped.
     fn settle(answer: &wasm_bindgen::JsValue);
-    /// The bytes a brotli stream (`embedded`) unpacks to, by the runtime's decoder (`node:zlib`,
-    /// the `nodejs_compat` flag). It throws, and so traps, only for a stream `build.rs` did not
-    /// write, which its own round trip rules out.
-    pub(crate) fn unpack(packed: &[u8]) -> Vec<u8>;
     /// Has the runtime gzip `text` then `tail` (its zlib, `CompressionStream`) once the current
     /// request's answer has gone, then calls `then(key, member)` once with the member's bytes, or
     /// with `null` if compressing failed; returns the promise of that.

@@ -22,9 +22,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
 /// A tool's contract as `tools/list` copies it: its description and its input and output
-/// schemas, each as JSON text. The description travels with the schemas so that the Worker
-/// carries it only in the embedded text, which brotli packs with the schemas' own wording,
-/// rather than once more as a string constant in the module (docs/scale.md, "Size").
+/// schemas, each as JSON text.
 #[derive(Debug, Clone)]
 pub struct Schemas {
     /// The model-facing description ([`crate::tools::registry::Tool::DESCRIPTION`]) as a JSON

@@ -4,9 +4,8 @@
 //! company for exclusions.
 //!
 //! The lists themselves are `names.txt`, one per line: the company prefixes, the suffixes, then
-//! each [`Culture`]'s given names and surnames in the enum's order. `build.rs` packs the file
-//! with the Worker's other large texts (`src/embedded.rs`), where brotli keeps them in about half
-//! the bytes gzip left of them as string constants (docs/scale.md, "Size").
+//! each [`Culture`]'s given names and surnames in the enum's order, embedded as text
+//! (`src/embedded.rs`).
 
 use crate::leads::vocab::Culture;
 
