@@ -75,17 +75,16 @@ fn main() {
     );
 }
 
-/// Returns the schema text, the distinct texts of `src/tools/schemas.json` (schemas and
-/// descriptions, as compact JSON) one after the other, and writes
-/// `SCHEMAS: &[(name, [input from, to, output from, to, description from, to])]`, sorted by name,
-/// into it.
+/// Returns the schema text, the distinct schemas of `src/tools/schemas.json` (as compact JSON)
+/// one after the other, and writes `SCHEMAS: &[(name, [input from, to, output from, to])]`,
+/// sorted by name, into `out`.
 /// A missing or unreadable file (a merge conflict, a new tool not yet generated) gives an empty
 /// or partial table and a warning rather than a failed build, because the file is regenerated
 /// by `UPDATE_SNAPSHOTS=1 cargo test`, which needs the crate to build;
 /// `tools::tests::embedded_schemas_are_current` fails until it is current, and the Worker leaves
 /// a tool without schemas out of `tools/list` rather than list it with a wrong contract.
 ///
-/// The texts are laid out sorted, each once: schemas alike sit together (docs/scale.md, "Size").
+/// Each distinct schema is in the text once, however many tools share it.
 fn embed_schemas(out: &Path) -> String {
     let path = "src/tools/schemas.json";
     println!("cargo:rerun-if-changed={path}");
@@ -105,7 +104,7 @@ fn embed_schemas(out: &Path) -> String {
     // Compact JSON (`Value`'s `Display`); a missing schema is empty.
     let text =
         |schemas: &serde_json::Value, key: &str| schemas.get(key).map(|s| s.to_string()).unwrap_or_default();
-    const PARTS: [&str; 3] = ["input", "output", "description"];
+    const PARTS: [&str; 2] = ["input", "output"];
     let mut texts: Vec<String> =
         tools.iter().flat_map(|(_, schemas)| PARTS.map(|part| text(schemas, part))).collect();
     texts.sort();
@@ -120,13 +119,12 @@ fn embed_schemas(out: &Path) -> String {
         .collect();
     // The text itself goes into `texts`.
     let mut rust = String::from(
-        "/// (tool name, [input from, to, output from, to, description from, to] in the schema text),\n\
-         /// sorted by name.\n\
-         pub static SCHEMAS: &[(&str, [u32; 6])] = &[\n",
+        "/// (tool name, [input from, to, output from, to] in the schema text), sorted by name.\n\
+         pub static SCHEMAS: &[(&str, [u32; 4])] = &[\n",
     );
     for (name, schemas) in tools {
-        let [(a, b), (c, d), (e, f)] = PARTS.map(|part| at[&text(schemas, part)]);
-        let _ = writeln!(rust, "    ({name:?}, [{a}, {b}, {c}, {d}, {e}, {f}]),");
+        let [(a, b), (c, d)] = PARTS.map(|part| at[&text(schemas, part)]);
+        let _ = writeln!(rust, "    ({name:?}, [{a}, {b}, {c}, {d}]),");
     }
     rust.push_str("];\n");
     std::fs::write(out, rust).expect("writing schemas.rs");

@@ -423,7 +423,7 @@ mod tests {
         assert_eq!(app["_meta"]["ui"]["visibility"], serde_json::json!(["app"]));
     }
 
-    /// The Worker embeds the descriptions and schemas generated here (`src/tools/schemas.json`,
+    /// The Worker embeds the schemas generated here (`src/tools/schemas.json`,
     /// see `schema`'s module doc) rather than deriving them: this fails when that file no longer matches the
     /// types, and `UPDATE_SNAPSHOTS=1 cargo test` rewrites it.
     #[test]
@@ -433,7 +433,6 @@ mod tests {
             derived.insert(
                 tool.name().to_owned(),
                 serde_json::json!({
-                    "description": tool.description(),
                     "input": tool.input_schema(),
                     "output": tool.output_schema(),
                 }),
@@ -464,7 +463,6 @@ mod tests {
             let parse = |text: &str| serde_json::from_str::<Value>(text).unwrap();
             assert_eq!(parse(&embedded.input), tool.input_schema(), "{}: input schema", tool.name());
             assert_eq!(parse(&embedded.output), tool.output_schema(), "{}: output schema", tool.name());
-            assert_eq!(parse(&embedded.description), tool.description(), "{}: description", tool.name());
         }
     }
 

@@ -311,18 +311,15 @@ pub trait DynTool: Sync {
     fn name(&self) -> &'static str;
     /// Human title.
     fn title(&self) -> &'static str;
-    /// Model-facing description. Native only: the Worker copies it into `tools/list` from the
-    /// embedded text ([`schema::Schemas::description`]), so that the module does not carry it
-    /// twice.
-    #[cfg(not(target_arch = "wasm32"))]
+    /// Model-facing description ([`Tool::DESCRIPTION`]).
     fn description(&self) -> &'static str;
     /// Access class.
     fn access(&self) -> Access;
     /// Hints.
     fn hints(&self) -> Hints;
-    /// The description and the input and output schemas (JSON text): derived from the
-    /// declaration natively, embedded from `src/tools/schemas.json` in the Worker (see [`schema`]). `None` only for a tool missing
-    /// from a stale embedded table, which `cargo test` does not let through.
+    /// The input and output schemas (JSON text): derived from the declaration natively,
+    /// embedded from `src/tools/schemas.json` in the Worker (see [`schema`]). `None` only for a
+    /// tool missing from a stale embedded table, which `cargo test` does not let through.
     fn schemas(&self) -> Option<schema::Schemas>;
     /// Validates the arguments against the input schema, decodes them and runs the handler.
     fn call<'a>(&'a self, cx: &'a ToolCx<'a>, arguments: Value) -> LocalBoxFuture<'a, ToolOutcome>;
@@ -348,7 +345,6 @@ impl<T: Tool> DynTool for T {
     fn title(&self) -> &'static str {
         T::TITLE
     }
-    #[cfg(not(target_arch = "wasm32"))]
     fn description(&self) -> &'static str {
         T::DESCRIPTION
     }
@@ -360,7 +356,7 @@ impl<T: Tool> DynTool for T {
     }
     #[cfg(not(target_arch = "wasm32"))]
     fn schemas(&self) -> Option<schema::Schemas> {
-        Some(schema::derived::<T::Input, T::Output>(T::DESCRIPTION))
+        Some(schema::derived::<T::Input, T::Output>())
     }
     #[cfg(target_arch = "wasm32")]
     fn schemas(&self) -> Option<schema::Schemas> {
@@ -457,7 +453,7 @@ fn out_of_reach(text: &mut String, principal: &Principal) {
 pub struct Descriptor<'a> {
     name: &'static str,
     title: Option<&'static str>,
-    description: &'a str,
+    description: &'static str,
     input_schema: &'a str,
     output_schema: Option<&'a str>,
     annotations: Option<Annotations>,
@@ -493,8 +489,8 @@ impl Descriptor<'_> {
     /// Appends the entry as JSON to `out`, the schemas as they are. Written by hand because
     /// serde_json copies text into its output only through `RawValue`, whose feature compiled a
     /// second JSON parser (over `&str`) into the Worker, about 5 KB gzip, for this one list.
-    /// The description and the schemas are JSON by construction: written by serde_json, natively
-    /// from the declaration or by `build.rs` from `src/tools/schemas.json`.
+    /// The schemas are JSON by construction: written by serde_json, natively from the
+    /// declaration or by `build.rs` from `src/tools/schemas.json`.
     pub fn write_json(&self, out: &mut String) {
         // Serialising a string or these small structs cannot fail.
         fn push<T: Serialize + ?Sized>(out: &mut String, value: &T) {
@@ -507,7 +503,7 @@ impl Descriptor<'_> {
             push(out, title);
         }
         out.push_str(",\"description\":");
-        out.push_str(self.description);
+        push(out, self.description);
         out.push_str(",\"inputSchema\":");
         out.push_str(self.input_schema);
         if let Some(output) = self.output_schema {
@@ -533,7 +529,7 @@ pub fn descriptor<'a>(tool: &dyn DynTool, schemas: &'a schema::Schemas, version:
     Descriptor {
         name: tool.name(),
         title: structured.then(|| tool.title()),
-        description: &schemas.description,
+        description: tool.description(),
         input_schema: &schemas.input,
         output_schema: structured.then_some(&*schemas.output),
         annotations: version.has_annotations().then(|| Annotations {

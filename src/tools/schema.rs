@@ -21,13 +21,10 @@ use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
 
-/// A tool's contract as `tools/list` copies it: its description and its input and output
-/// schemas, each as JSON text.
+/// A tool's schemas as `tools/list` copies them, each as JSON text; the description is the
+/// declaration's own ([`crate::tools::registry::Tool::DESCRIPTION`]).
 #[derive(Debug, Clone)]
 pub struct Schemas {
-    /// The model-facing description ([`crate::tools::registry::Tool::DESCRIPTION`]) as a JSON
-    /// string, quotes included.
-    pub description: Cow<'static, str>,
     /// The schema of the arguments.
     pub input: Cow<'static, str>,
     /// The schema of the `structuredContent`.
@@ -43,11 +40,11 @@ mod table {
 #[cfg(any(test, target_arch = "wasm32"))]
 pub fn embedded(name: &str) -> Option<Schemas> {
     let i = table::SCHEMAS.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-    let (_, [a, b, c, d, e, f]) = table::SCHEMAS[i];
+    let (_, [a, b, c, d]) = table::SCHEMAS[i];
     let text = |from: u32, to: u32| {
         crate::embedded::schema_text().get(from as usize..to as usize).map(Cow::Borrowed)
     };
-    Some(Schemas { description: text(e, f)?, input: text(a, b)?, output: text(c, d)? })
+    Some(Schemas { input: text(a, b)?, output: text(c, d)? })
 }
 
 /// The names in the embedded table, in its order.
@@ -56,12 +53,10 @@ pub fn embedded_names() -> Vec<&'static str> {
     table::SCHEMAS.iter().map(|(n, _)| *n).collect()
 }
 
-/// The contract of a tool described by `description`, with the schemas of `I` (arguments) and
-/// `O` (`structuredContent`) derived from the types.
+/// The schemas of `I` (arguments) and `O` (`structuredContent`), derived from the types.
 #[cfg(not(target_arch = "wasm32"))]
-pub fn derived<I: JsonSchema, O: JsonSchema>(description: &str) -> Schemas {
+pub fn derived<I: JsonSchema, O: JsonSchema>() -> Schemas {
     Schemas {
-        description: Cow::Owned(Value::from(description).to_string()),
         input: Cow::Owned(input_schema::<I>().to_string()),
         output: Cow::Owned(output_schema::<O>().to_string()),
     }

@@ -2,12 +2,13 @@
 // client, and raw HTTP where the SDK cannot express a case.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request as httpRequest } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { startWorker, connect, post, postChunked, rpc, answerOf, INIT_PARAMS } from "./harness.mjs";
+import { ROOT } from "../../scripts/lib/devtoken.mjs";
 
 let worker;
 before(async () => {
@@ -78,6 +79,17 @@ test("tools/list follows the token: read-only, acting, Claude app", async () => 
   await read.close();
   await act.close();
   await app.close();
+});
+
+test("tools/list from the Worker is the native snapshot: each description is its Rust declaration's", async () => {
+  // tests/snapshots/tools_list.json is written natively from the tools' declarations
+  // (`tools_list_snapshot`), so the Worker serving the same list serves their very text.
+  const token = worker.token({ scope: "mcp mcp:act", app: true });
+  const served = await post(worker, rpc("tools/list", {}), { token, headers: { "mcp-protocol-version": "2025-11-25" } });
+  const uri = served.json.result.tools[0]._meta.ui.resourceUri;
+  const result = JSON.parse(JSON.stringify(served.json.result).replaceAll(uri, "ui://vibesell/card-<hash>"));
+  const snapshot = JSON.parse(readFileSync(join(ROOT, "tests/snapshots/tools_list.json"), "utf8"));
+  assert.deepEqual(result, snapshot);
 });
 
 test("tools/list is shaped to the negotiated version", async () => {
