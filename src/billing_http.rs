@@ -12,7 +12,7 @@ use crate::http::{HttpRequest, HttpResponse, Platform, error_response};
 use crate::mcp::Trace;
 use crate::plans::Money;
 use crate::providers::sandbox_billing::{
-    CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, CHECKOUT_CLOSED, PageSession, Paid,
+    CARD_DECLINED, CARD_DECLINES_LATER, CARD_OK, CHECKOUT_EXPIRED, CHECKOUT_REPLACED, PageSession, Paid,
 };
 use crate::providers::stripe;
 use crate::workspace::billing::describe_limits;
@@ -286,11 +286,8 @@ fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Op
     );
     match s.status.as_str() {
         "complete" => body.push_str("<p class=\"ok\">This checkout is paid.</p>"),
-        "expired" => {
-            body.push_str("<p class=\"error\">");
-            body.push_str(CHECKOUT_CLOSED);
-            body.push_str("</p>");
-        }
+        "expired" => body.push_str(&format!("<p class=\"error\">{CHECKOUT_EXPIRED}</p>")),
+        "replaced" => body.push_str(&format!("<p class=\"error\">{CHECKOUT_REPLACED}</p>")),
         _ if current_plan == plan.id => {
             body.push_str("<p class=\"ok\">The workspace is already on this plan.</p>")
         }

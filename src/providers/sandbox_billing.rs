@@ -26,10 +26,12 @@ use crate::workspace::schedule::{self, Job, JobCx, JobError};
 const PERIOD_MS: i64 = 30 * 86_400_000;
 /// How long a checkout page stays open (Stripe's default is 24 hours).
 const CHECKOUT_TTL_MS: i64 = 86_400_000;
-/// What a checkout page that can no longer be paid says: its day ran out, or the user asked for
-/// another plan's page, which closes the earlier one (`expired` both ways).
-pub const CHECKOUT_CLOSED: &str =
-    "This checkout page is closed: it expired, or a newer one replaced it. Ask for a new one.";
+/// What a checkout page whose day ran out says.
+pub const CHECKOUT_EXPIRED: &str = "This checkout page has expired; ask for a new one.";
+/// What a checkout page says once the user asked for another plan's page, which closes the
+/// earlier one before its time (third journey walk: such a page said it had expired).
+pub const CHECKOUT_REPLACED: &str =
+    "A newer checkout page replaced this one: pay on the newest page, or ask for a new one.";
 /// How long a portal page stays open.
 const PORTAL_TTL_MS: i64 = 3_600_000;
 /// How long a subscription whose renewal was declined stays `past_due` before it ends, as
@@ -240,7 +242,7 @@ pub struct PageSession {
     pub id: String,
     /// The plan being bought (checkout).
     pub plan: Option<String>,
-    /// `open`, `complete` or `expired`.
+    /// `open`, `complete`, `expired`, or `replaced` (a checkout closed before its time).
     pub status: String,
     /// When the page stops working (ms).
     pub expires_at: i64,
@@ -321,8 +323,12 @@ fn to_subscription(s: SubRow) -> Subscription {
 /// A page session of `kind` (`checkout` or `portal`), with what its page shows.
 pub fn page_session(svc: &Services<'_>, kind: &str, id: &str) -> Result<Option<PageSession>, StoreError> {
     let Some(row) = session(svc, kind, id)? else { return Ok(None) };
-    let status =
-        if row.status == "open" && row.expires_at <= svc.now_ms { "expired".into() } else { row.status };
+    // A page closed before its time was replaced by a page for another plan (`close`).
+    let status = match (row.status.as_str(), row.expires_at <= svc.now_ms) {
+        ("open", true) => "expired".into(),
+        ("expired", false) if kind == "checkout" => "replaced".into(),
+        _ => row.status,
+    };
     let (subscription, card_last4) = match &row.customer {
         Some(customer) => {
             #[derive(Deserialize)]
@@ -386,8 +392,11 @@ pub fn pay_checkout(
     if row.status == "complete" {
         return closed("This checkout is already paid.");
     }
+    if row.status != "open" && row.expires_at > svc.now_ms {
+        return closed(CHECKOUT_REPLACED);
+    }
     if row.status != "open" || row.expires_at <= svc.now_ms {
-        return closed(CHECKOUT_CLOSED);
+        return closed(CHECKOUT_EXPIRED);
     }
     if already_subscribed {
         return closed("This workspace already pays for a plan; change it from the billing portal.");

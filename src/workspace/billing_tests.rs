@@ -555,14 +555,21 @@ fn one_payment_page_can_be_paid_at_a_time() {
     assert_ne!(growth["sessionId"], first["sessionId"]);
     let closed = pay(first["sessionId"].as_str().unwrap(), NOW_MS + 180_000);
     assert!(
-        matches!(&closed, OpReply::SandboxPaid { outcome: Paid::Closed { reason } } if reason.contains("a newer one replaced it")),
-        "closed unpaid, not 'already paid': {closed:?}"
+        matches!(&closed, OpReply::SandboxPaid { outcome: Paid::Closed { reason } } if reason.starts_with("A newer checkout page replaced this one")),
+        "closed unpaid, replaced, not 'already paid' nor 'expired': {closed:?}"
     );
     // Back to the first plan: a new page again, and the growth page closed.
     let starter = w.ok("start_checkout", json!({"plan": "starter"}), NOW_MS + 240_000);
     assert!(![first["sessionId"].clone(), growth["sessionId"].clone()].contains(&starter["sessionId"]));
     let closed = pay(growth["sessionId"].as_str().unwrap(), NOW_MS + 300_000);
     assert!(matches!(closed, OpReply::SandboxPaid { outcome: Paid::Closed { .. } }), "{closed:?}");
+    // Once its day has run out, a replaced page says it expired, as any other page does.
+    let growth_ends = growth["expiresAt"].as_i64().unwrap();
+    let closed = pay(growth["sessionId"].as_str().unwrap(), growth_ends + 1);
+    assert!(
+        matches!(&closed, OpReply::SandboxPaid { outcome: Paid::Closed { reason } } if reason == "This checkout page has expired; ask for a new one."),
+        "{closed:?}"
+    );
     // A page close to expiring is not handed out again: a fresh one is.
     let expires = starter["expiresAt"].as_i64().unwrap();
     let fresh = w.ok("start_checkout", json!({"plan": "starter"}), expires - 60_000);
