@@ -173,7 +173,8 @@ impl Tool for SavePlaybook {
             .collect();
             if !gone.is_empty() {
                 text.push_str(&format!(
-                    " Not in this save, so removed: {}. Saving replaces the whole playbook.",
+                    " Left out of this save, so no longer in the playbook: {}. Saving replaces the whole playbook; \
+                     save it again with them if they should stay.",
                     gone.join(", ")
                 ));
             }

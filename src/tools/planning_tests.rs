@@ -311,7 +311,8 @@ fn from_an_empty_workspace_to_an_approved_sequence_and_a_checked_first_email() {
         call(&db, "save_playbook", json!({"tone": "Plain", "angle": "Close", "sender_name": "Anna Berg"}));
     assert!(
         again.text.contains(
-            "Not in this save, so removed: persona, pain points, rules, objections, sender title. Saving replaces"
+            "Left out of this save, so no longer in the playbook: persona, pain points, rules, objections, sender title. \
+             Saving replaces the whole playbook; save it again with them if they should stay."
         ),
         "{}",
         again.text
