@@ -664,9 +664,16 @@ fn staged_emails_changed(
     let Some(seq) = sequence::load(db)? else { return Ok(None) };
     if seq.version != c.plan.sequence_version {
         return Ok(Some(format!(
-            "The sequence changed since the campaign was staged (version {} now, {} staged): once it is approved \
-             (approve_sequence), stage the campaign again (stage_campaign) and ask again.",
-            seq.version, c.plan.sequence_version
+            "The sequence changed since the campaign was staged (version {} now{}, {} staged). {} the campaign again \
+             (stage_campaign) and ask again.",
+            seq.version,
+            if seq.approved { "" } else { ", not approved yet" },
+            c.plan.sequence_version,
+            if seq.approved {
+                "Stage"
+            } else {
+                "Show it to the user and approve it (approve_sequence), then stage"
+            }
         )));
     }
     let Some((offer, _)) = offer::load(db)? else { return Ok(None) };
@@ -876,7 +883,8 @@ async fn recheck_and_activate(
         )));
     }
     if let Some(why) = staged_emails_changed(cx.db, c)? {
-        return Err(ExecError::Failed(why));
+        // The user said yes to these emails: say first that none of them went.
+        return Err(ExecError::Failed(format!("Nothing was sent. {why}")));
     }
     // A mailbox may have gone bad (paused, in error, banned from warm-up) since the approval
     // was asked for (audit finding: the launch went ahead; DOMAIN §7.8 re-runs health gates).
@@ -1338,7 +1346,11 @@ impl Tool for ListReplies {
             if r.read_at.is_none() {
                 seen.push(r.id.clone());
             }
-            people.push(lead.map_or_else(|| format!("reply:{}", r.id), |l| format!("lead:{}", l.id)));
+            // A person who replied twice was shown once: the log counts people, not replies.
+            let person = lead.map_or_else(|| format!("reply:{}", r.id), |l| format!("lead:{}", l.id));
+            if !people.contains(&person) {
+                people.push(person);
+            }
         }
         // Prospects' names, addresses and words leave the workspace here: logged like every
         // other showing of personal data (`personal_data`, DOMAIN §6), with the replies marked read.

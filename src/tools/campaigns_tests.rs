@@ -671,6 +671,29 @@ fn a_campaign_is_staged_launched_followed_and_its_replies_read() {
     let times: Vec<i64> = seen.iter().map(|r| r["receivedAt"].as_i64().unwrap()).collect();
     assert!(times.windows(2).all(|w| w[0] >= w[1]), "newest first");
     assert_eq!(w.ok("list_replies", json!({}), ready + 30 * DAY)["unread"], 0, "shown once, no longer new");
+    // A second reply from one person, just after the newest of its class: the class's first
+    // page shows both, and the access log counts the person once.
+    let first_of_class = seen.iter().find(|r| r["classification"] != "bounce").unwrap();
+    let (twice, class) =
+        (first_of_class["id"].as_str().unwrap(), first_of_class["classification"].as_str().unwrap());
+    (&w.db as &dyn crate::store::Db)
+        .exec(
+            "INSERT INTO replies (id, campaign_id, lead, from_address, mailbox, subject, body, class, step, received_at, fetched_at) \
+             SELECT 'rep_again', campaign_id, lead, from_address, mailbox, subject, body, class, step, received_at + 1, fetched_at \
+             FROM replies WHERE id = ?",
+            vec![twice.into()],
+        )
+        .unwrap();
+    let both = w.ok("list_replies", json!({ "classification": class }), ready + 30 * DAY);
+    let shown = both["replies"].as_array().unwrap();
+    assert!(shown.iter().any(|r| r["id"] == "rep_again") && shown.iter().any(|r| r["id"] == twice), "{both}");
+    let access = &crate::workspace::personal_data::recent(&w.db, 1).unwrap()[0];
+    let ids: Vec<String> = serde_json::from_str(&access.person_ids).unwrap();
+    let mut distinct = ids.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!((distinct.len(), access.people as usize), (ids.len(), ids.len()), "{ids:?}");
+    assert!(ids.len() < shown.len(), "{ids:?}");
     // Unsubscribes and bounces are suppressed: never emailed again, never imported again.
     for r in &seen {
         let class = r["classification"].as_str().unwrap();
@@ -741,12 +764,26 @@ fn a_launch_sends_only_what_its_approval_described() {
     changed["steps"][2]["body"] = json!("Shall I send our close-time benchmark instead?");
     let edited = w.ok("save_sequence", changed, ready);
     assert_eq!(edited["version"], 2);
-    assert!(w.refused("launch_campaign", json!({}), ready).contains("approve_sequence"));
+    let unapproved = w.refused("launch_campaign", json!({}), ready);
+    assert!(
+        unapproved.contains("(version 2 now, not approved yet, 1 staged). Show it to the user and approve it (approve_sequence), then stage"),
+        "{unapproved}"
+    );
     let refused = w.approve(&second, ready);
     assert_eq!(refused["status"], "not_done", "{refused}");
-    assert!(refused["result"].as_str().unwrap().contains("sequence changed"), "{refused}");
+    assert!(
+        refused["result"]
+            .as_str()
+            .unwrap()
+            .starts_with("Nothing was sent. The sequence changed since the campaign was staged"),
+        "{refused}"
+    );
     w.ok("approve_sequence", json!({ "version": edited["version"] }), ready);
-    assert!(w.refused("launch_campaign", json!({}), ready).contains("version 2 now, 1 staged"));
+    let approved = w.refused("launch_campaign", json!({}), ready);
+    assert!(
+        approved.contains("(version 2 now, 1 staged). Stage the campaign again (stage_campaign)"),
+        "{approved}"
+    );
     w.ok("stage_campaign", json!({}), ready);
     assert_eq!(launch(&w, ready)["status"], "done");
     assert_eq!(w.ok("get_campaign", json!({}), ready)["status"], "active");
