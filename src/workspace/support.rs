@@ -113,22 +113,11 @@ pub fn sent_before(
     message: &str,
     since_ms: i64,
 ) -> Result<Option<Stored>, StoreError> {
-    // Read by column rather than through a row type, whose decoder would be one more in the wasm.
-    let found = db.query(Stmt::new(
-        "SELECT created_at, forwarded_at, reference, id FROM support_requests \
+    db.row(
+        "SELECT id, reference, created_at, forwarded_at FROM support_requests \
          WHERE subject = ? AND message = ? AND created_at > ? ORDER BY created_at DESC LIMIT 1",
         vec![subject.into(), message.into(), since_ms.into()],
-    ))?;
-    let text = |column: usize| match found.rows.first().and_then(|r| r.get(column)) {
-        Some(crate::store::SqlValue::Text(t)) => Some(t.clone()),
-        _ => None,
-    };
-    Ok(match (found.first_i64(0), text(2), text(3)) {
-        (Some(created_at), Some(reference), Some(id)) => {
-            Some(Stored { id, reference, created_at, forwarded_at: found.first_i64(1) })
-        }
-        _ => None,
-    })
+    )
 }
 
 /// Stores a request, with its delivery scheduled when a webhook is configured.
