@@ -4,21 +4,19 @@
 //! enough and keeps verification to one HMAC per request. Every token names its key (`kid`) so
 //! keys rotate: the first configured key signs, all configured keys verify.
 //!
-//! The JWS compact serialisation (RFC 7515 §7.1) with HS256 (RFC 7518 §3.2) is written here
-//! over the `hmac`, `sha2` and `base64` crates the Worker already has, rather than through
-//! jwt-compact, which brought a second base64 crate, chrono timestamps and its own header and
-//! claims types (about 8 KB of the Worker's gzip-compressed wasm) for these two functions. The
-//! tests check both directions against jwt-compact. The MAC comparison is constant time
-//! (`ids::constant_time_eq`), and the header is read only to choose the key: its `alg` must be
-//! HS256 and its `typ` `at+jwt`, and the claims are read only after the MAC verifies.
+//! The JWS compact serialisation (RFC 7515 §7.1) with HS256 (RFC 7518 §3.2) is jwt-compact's.
+//! Before any key is used the header is read to choose it: its `alg` must be HS256 and its `typ`
+//! `at+jwt`, and its `kid` must name a configured key. jwt-compact then reads the claims, checks
+//! the MAC (in constant time) and `exp`; `iat`, issuer, audience and scopes are checked here.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::b64;
+use chrono::{DateTime, Duration, Utc};
+use jwt_compact::alg::{Hs256, Hs256Key};
+use jwt_compact::{AlgorithmExt as _, Claims, Header, TimeOptions, UntrustedToken, ValidationError};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use super::{Principal, ScopeSet};
 use crate::config::Config;
@@ -93,45 +91,21 @@ pub enum TokenError {
     Revoked,
 }
 
-/// The JOSE header of an access token (RFC 7515 §4.1); other members are ignored.
-#[derive(Deserialize)]
-struct JoseHeader {
-    alg: String,
-    #[serde(default)]
-    kid: Option<String>,
-    #[serde(default)]
-    typ: Option<String>,
+/// The clock of jwt-compact's time checks: `now_ms` truncated to whole seconds, the resolution
+/// of NumericDate claims (RFC 7519 §2); `None` past chrono's range.
+fn time_options(now_ms: i64) -> Option<TimeOptions<impl Fn() -> DateTime<Utc>>> {
+    let now = DateTime::from_timestamp(now_ms.div_euclid(1000), 0)?;
+    Some(TimeOptions::new(Duration::seconds(LEEWAY_SECS), move || now))
 }
 
 /// Signs an access token for `claims`, valid for `ttl_secs` from `now_ms`.
 pub fn mint(config: &Config, claims: AccessClaims, now_ms: i64, ttl_secs: i64) -> Result<String, String> {
     let key = config.active_key();
-    let now = now_ms.div_euclid(1000);
-    let header = serde_json::json!({ "alg": "HS256", "kid": key.kid, "typ": ACCESS_TOKEN_TYPE });
-    let Value::Object(mut payload) = serde_json::to_value(claims).map_err(|e| e.to_string())? else {
-        return Err("access claims are not an object".into());
-    };
-    payload.insert("exp".into(), Value::from(now + ttl_secs));
-    payload.insert("iat".into(), Value::from(now));
-    let signing_input = format!(
-        "{}.{}",
-        b64::encode_url(header.to_string()),
-        b64::encode_url(Value::Object(payload).to_string())
-    );
-    let signature = crate::ids::hmac_sha256(&key.secret, signing_input.as_bytes());
-    Ok(format!("{signing_input}.{}", b64::encode_url(signature)))
-}
-
-/// A NumericDate claim (RFC 7519 §2: seconds, possibly fractional), `None` when absent.
-fn numeric_date(claims: &Value, name: &str) -> Result<Option<i64>, TokenError> {
-    match claims.get(name) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match (v.as_i64(), v.as_f64()) {
-            (Some(secs), _) => Ok(Some(secs)),
-            (None, Some(secs)) if secs.is_finite() => Ok(Some(secs.floor() as i64)),
-            _ => Err(TokenError::BadClaims(format!("{name} is not a NumericDate"))),
-        },
-    }
+    let options = time_options(now_ms).ok_or("the clock is out of range")?;
+    let ttl = Duration::try_seconds(ttl_secs).ok_or("the lifetime is out of range")?;
+    let claims = Claims::new(claims).set_duration_and_issuance(&options, ttl);
+    let header = Header::empty().with_key_id(&key.kid).with_token_type(ACCESS_TOKEN_TYPE);
+    Hs256.token(&header, &claims, &Hs256Key::new(&key.secret)).map_err(|e| e.to_string())
 }
 
 /// Verifies an access token and returns who it speaks for.
@@ -146,43 +120,42 @@ fn verify_with_times(
     now_ms: i64,
 ) -> Result<(Principal, AccessClaims, i64, Option<i64>, String), TokenError> {
     // RFC 7515 §7.1: BASE64URL(header) "." BASE64URL(payload) "." BASE64URL(signature), each
-    // unpadded and canonical.
-    let mut parts = token.split('.');
-    let (Some(header_b64), Some(payload_b64), Some(signature_b64), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
-        return Err(TokenError::Malformed);
-    };
-    let decode = |part: &str| b64::decode_url(part).ok_or(TokenError::Malformed);
-    let (header, payload, signature) = (decode(header_b64)?, decode(payload_b64)?, decode(signature_b64)?);
-    let header: JoseHeader = crate::json::decode(&header).map_err(|_| TokenError::Malformed)?;
-    if header.alg != "HS256" {
-        return Err(TokenError::WrongAlgorithm(header.alg.chars().take(16).collect()));
+    // unpadded.
+    let untrusted = UntrustedToken::new(token).map_err(|_| TokenError::Malformed)?;
+    if untrusted.algorithm() != "HS256" {
+        return Err(TokenError::WrongAlgorithm(untrusted.algorithm().chars().take(16).collect()));
     }
-    if header.typ.as_deref() != Some(ACCESS_TOKEN_TYPE) {
+    let header = untrusted.header();
+    if header.token_type.as_deref() != Some(ACCESS_TOKEN_TYPE) {
         return Err(TokenError::WrongType);
     }
-    let kid = header.kid.ok_or(TokenError::UnknownKey)?;
+    let kid = header.key_id.as_deref().ok_or(TokenError::UnknownKey)?;
     let key = config.signing_keys.iter().find(|k| k.kid == kid).ok_or(TokenError::UnknownKey)?;
-    let signing_input = &token[..header_b64.len() + 1 + payload_b64.len()];
-    let expected = crate::ids::hmac_sha256(&key.secret, signing_input.as_bytes());
-    if !crate::ids::constant_time_eq(&expected, &signature) {
-        return Err(TokenError::BadSignature);
-    }
-    let claims = crate::json::parse(&payload).map_err(|e| TokenError::BadClaims(e.to_string()))?;
-    let (exp, iat) = (numeric_date(&claims, "exp")?, numeric_date(&claims, "iat")?);
+    let verified = Hs256
+        .validator::<AccessClaims>(&Hs256Key::new(&key.secret))
+        .validate(&untrusted)
+        .map_err(|e| match e {
+            ValidationError::InvalidSignature
+            | ValidationError::InvalidSignatureLen { .. }
+            | ValidationError::MalformedSignature(_) => TokenError::BadSignature,
+            ValidationError::AlgorithmMismatch { actual, .. } => TokenError::WrongAlgorithm(actual),
+            other => TokenError::BadClaims(other.to_string()),
+        })?;
+    let claims = verified.claims();
     let now = now_ms.div_euclid(1000);
-    let exp = match exp {
-        None => return Err(TokenError::BadClaims("no exp".into())),
-        Some(exp) if exp.saturating_add(LEEWAY_SECS) < now => return Err(TokenError::Expired),
-        Some(exp) => exp,
-    };
+    let options = time_options(now_ms).ok_or_else(|| TokenError::BadClaims("clock out of range".into()))?;
+    claims.validate_expiration(&options).map_err(|e| match e {
+        ValidationError::Expired => TokenError::Expired,
+        other => TokenError::BadClaims(other.to_string()),
+    })?;
+    let exp = claims.expiration.ok_or_else(|| TokenError::BadClaims("no exp".into()))?.timestamp();
+    let iat = claims.issued_at.map(|iat| iat.timestamp());
+    // jwt-compact checks `exp` (and `nbf` when asked), not `iat`: a token issued later than now
+    // is refused here.
     if iat.is_some_and(|iat| iat > now + LEEWAY_SECS) {
         return Err(TokenError::NotYetValid);
     }
-    let custom: AccessClaims =
-        crate::json::from_value(claims).map_err(|e| TokenError::BadClaims(e.to_string()))?;
-    let custom = &custom;
+    let custom = &claims.custom;
     if custom.iss != config.issuer() {
         return Err(TokenError::WrongIssuer);
     }
@@ -201,7 +174,7 @@ fn verify_with_times(
         app: custom.app,
         grant_id: custom.gid.clone(),
     };
-    Ok((principal, custom.clone(), exp, iat, kid))
+    Ok((principal, custom.clone(), exp, iat, kid.to_owned()))
 }
 
 /// How many verified tokens an isolate remembers (a client reuses its access token for every
@@ -457,34 +430,67 @@ mod tests {
         assert!(matches!(verify(&config, &token, NOW_MS), Err(TokenError::BadClaims(_))));
     }
 
-    /// Tokens minted here verify with jwt-compact (a JWT library written to the RFCs), and its
-    /// tokens verify here, so the hand-written JWS is the format every JWT library reads.
+    /// Tokens minted before jwt-compact signed them (the JWS written by hand: header and claims
+    /// as sorted JSON objects, `exp`/`iat` beside the claims) still verify, and tokens minted now
+    /// carry the same header and claims, so no client has to sign in again after a deploy.
     #[test]
-    fn agrees_with_jwt_compact() {
-        use jwt_compact::alg::{Hs256, Hs256Key};
-        use jwt_compact::{AlgorithmExt as _, Claims, Header, TimeOptions, UntrustedToken};
+    fn reads_and_writes_the_former_wire_format() {
         let config = test_config();
-        let key = Hs256Key::new(&config.signing_keys[0].secret);
-        let ours = mint(&config, claims(&config), NOW_MS, 600).unwrap();
-        let untrusted = UntrustedToken::new(&ours).unwrap();
-        assert_eq!(untrusted.algorithm(), "HS256");
-        assert_eq!(untrusted.header().key_id.as_deref(), Some("dev"));
-        assert_eq!(untrusted.header().token_type.as_deref(), Some(ACCESS_TOKEN_TYPE));
-        let verified = Hs256.validator::<AccessClaims>(&key).validate(&untrusted).unwrap();
-        assert_eq!(verified.claims().custom, claims(&config));
-        assert_eq!(verified.claims().expiration.unwrap().timestamp(), NOW_MS / 1000 + 600);
-        assert_eq!(verified.claims().issued_at.unwrap().timestamp(), NOW_MS / 1000);
+        let now = NOW_MS / 1000;
+        let Ok(serde_json::Value::Object(mut payload)) = serde_json::to_value(claims(&config)) else {
+            panic!("claims are an object")
+        };
+        payload.insert("exp".into(), (now + 600).into());
+        payload.insert("iat".into(), now.into());
+        let input = format!(
+            "{}.{}",
+            B64.encode(
+                serde_json::json!({ "alg": "HS256", "kid": "dev", "typ": ACCESS_TOKEN_TYPE }).to_string()
+            ),
+            B64.encode(serde_json::Value::Object(payload.clone()).to_string())
+        );
+        let old = format!(
+            "{input}.{}",
+            B64.encode(crate::ids::hmac_sha256(&config.signing_keys[0].secret, input.as_bytes()))
+        );
+        let (principal, read) = verify(&config, &old, NOW_MS).unwrap();
+        assert_eq!((principal.subject.as_str(), read), ("user_1", claims(&config)));
+        assert_eq!(verify(&config, &old, NOW_MS + 631_000), Err(TokenError::Expired));
 
-        let now = chrono::DateTime::from_timestamp_millis(NOW_MS).unwrap();
-        let options = TimeOptions::new(chrono::Duration::seconds(LEEWAY_SECS), move || now);
-        let theirs =
-            Claims::new(claims(&config)).set_duration_and_issuance(&options, chrono::Duration::seconds(600));
+        let new = mint(&config, claims(&config), NOW_MS, 600).unwrap();
+        let part = |i: usize| -> serde_json::Value {
+            serde_json::from_slice(&B64.decode(new.split('.').nth(i).unwrap()).unwrap()).unwrap()
+        };
+        assert_eq!(part(0), serde_json::json!({ "alg": "HS256", "kid": "dev", "typ": ACCESS_TOKEN_TYPE }));
+        assert_eq!(part(1), serde_json::Value::Object(payload));
+        let (input, signature) = new.rsplit_once('.').unwrap();
+        let tag = crate::ids::hmac_sha256(&config.signing_keys[0].secret, input.as_bytes());
+        assert_eq!(B64.decode(signature).unwrap(), tag);
+    }
+
+    /// A token signed correctly, with the right key, under another HMAC algorithm is refused
+    /// for its `alg`; so is one whose `kid` names another configured key, or none.
+    #[test]
+    fn refuses_other_hmacs_and_mislabelled_keys() {
+        use jwt_compact::alg::{Hs512, Hs512Key};
+        let config = test_config();
+        let options = time_options(NOW_MS).unwrap();
         let header = Header::empty().with_key_id("dev").with_token_type(ACCESS_TOKEN_TYPE);
-        let theirs = Hs256.token(&header, &theirs, &key).unwrap();
-        let (principal, read) = verify(&config, &theirs, NOW_MS).unwrap();
-        assert_eq!(read, claims(&config));
-        assert_eq!(principal.subject, "user_1");
-        assert_eq!(verify(&config, &theirs, NOW_MS + 631_000), Err(TokenError::Expired));
+        let signed = Claims::new(claims(&config)).set_duration_and_issuance(&options, Duration::seconds(600));
+        let hs512 = Hs512.token(&header, &signed, &Hs512Key::new(&config.signing_keys[0].secret)).unwrap();
+        assert_eq!(verify(&config, &hs512, NOW_MS), Err(TokenError::WrongAlgorithm("HS512".into())));
+
+        let mut rotated = config.clone();
+        rotated.signing_keys.push(crate::config::SigningKey { kid: "k2".into(), secret: vec![9u8; 32] });
+        let mislabelled = Header::empty().with_key_id("k2").with_token_type(ACCESS_TOKEN_TYPE);
+        let key = Hs256Key::new(&config.signing_keys[0].secret);
+        let token = Hs256.token(&mislabelled, &signed, &key).unwrap();
+        assert_eq!(verify(&rotated, &token, NOW_MS), Err(TokenError::BadSignature));
+        let unnamed =
+            Hs256.token(&Header::empty().with_token_type(ACCESS_TOKEN_TYPE), &signed, &key).unwrap();
+        assert_eq!(verify(&rotated, &unnamed, NOW_MS), Err(TokenError::UnknownKey));
+        // The same claims under the right kid verify: only the labels differ above.
+        assert!(verify(&rotated, &Hs256.token(&header, &signed, &key).unwrap(), NOW_MS).is_ok());
     }
 
     #[test]

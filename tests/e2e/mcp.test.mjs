@@ -7,6 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request as httpRequest } from "node:http";
 import { gunzipSync } from "node:zlib";
+import { createHmac } from "node:crypto";
+import { readDevVars } from "../../scripts/lib/devtoken.mjs";
 import { startWorker, connect, post, postChunked, rpc, answerOf, INIT_PARAMS } from "./harness.mjs";
 import { ROOT } from "../../scripts/lib/devtoken.mjs";
 
@@ -274,6 +276,44 @@ test("a tool outside the token's scopes is a 403 step-up challenge", async () =>
   assert.match(challenge, /error="insufficient_scope"/);
   assert.match(challenge, /scope="mcp mcp:act"/);
   assert.match(challenge, new RegExp(`resource_metadata="${worker.origin}/.well-known/oauth-protected-resource/v1/mcp"`));
+});
+
+test("forged, expired and misdirected access tokens are each the same bare 401", async () => {
+  const [h, c] = worker.token().split(".");
+  const header = JSON.parse(Buffer.from(h, "base64url"));
+  const claims = JSON.parse(Buffer.from(c, "base64url"));
+  const secret = Buffer.from(readDevVars().JWT_SIGNING_KEYS.split(",")[0].split(":")[1], "base64url");
+  const enc = (o) => Buffer.from(JSON.stringify(o)).toString("base64url");
+  const sign = (hd, cl, { hash = "sha256", key = secret } = {}) => {
+    const input = `${enc(hd)}.${enc(cl)}`;
+    return `${input}.${createHmac(hash, key).update(input).digest("base64url")}`;
+  };
+  const now = Math.floor(Date.now() / 1000);
+  const call = (token) => post(worker, rpc("tools/call", { name: "get_workspace_context", arguments: {} }), { token });
+  // The control: the same construction with nothing changed is accepted.
+  assert.equal((await call(sign(header, claims))).status, 200);
+  const cases = {
+    "alg none": `${enc({ ...header, alg: "none" })}.${enc(claims)}.`,
+    "HS512 with the right key": sign({ ...header, alg: "HS512" }, claims, { hash: "sha512" }),
+    RS256: `${enc({ ...header, alg: "RS256" })}.${enc(claims)}.${Buffer.alloc(256, 1).toString("base64url")}`,
+    "bad signature": sign(header, claims, { key: Buffer.alloc(32, 7) }),
+    "unknown kid": sign({ ...header, kid: "dev-retired" }, claims),
+    "no kid": sign({ alg: header.alg, typ: header.typ }, claims),
+    expired: sign(header, { ...claims, iat: now - 7200, exp: now - 3600 }),
+    "wrong audience": sign(header, { ...claims, aud: `${worker.origin}/v1/other` }),
+  };
+  const description = "The access token is invalid or expired; get a new one.";
+  for (const [name, token] of Object.entries(cases)) {
+    const r = await call(token);
+    assert.equal(r.status, 401, name);
+    assert.equal(
+      r.headers.get("www-authenticate"),
+      `Bearer error="invalid_token", error_description="${description}", resource_metadata="${worker.origin}/.well-known/oauth-protected-resource/v1/mcp"`,
+      name,
+    );
+    // Which check failed stays in the logs: every refusal has the same body.
+    assert.equal(r.text, JSON.stringify({ error: "invalid_token", error_description: description }), name);
+  }
 });
 
 test("unknown tools and bad tools/call params are JSON-RPC -32602", async () => {
