@@ -462,18 +462,8 @@ impl Sandbox<'_> {
         }
         let start = a.warmup_at.filter(|w| *w <= at)?;
         let days = (at - start) as f64 / DAY as f64;
-        Some((40.0 + 58.0 * (1.0 - decay(days / 4.5)) + jitter).clamp(0.0, 100.0).round() as u32)
+        Some((40.0 + 58.0 * (1.0 - (-days / 4.5).exp()) + jitter).clamp(0.0, 100.0).round() as u32)
     }
-}
-
-/// About e^-x for x ≥ 0, as (1 + x/1024)^-1024: within 0.0003 of it, a fiftieth of a health
-/// point once scaled, and no libm `exp` (0.6 KB of the module for this one simulated curve).
-pub(crate) fn decay(x: f64) -> f64 {
-    let mut r = 1.0 + x / 1024.0;
-    for _ in 0..10 {
-        r *= r;
-    }
-    1.0 / r
 }
 
 /// Leads stopped this hour: (campaign, email).

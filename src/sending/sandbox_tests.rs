@@ -414,12 +414,3 @@ fn the_clock_runs_at_its_scale_and_never_jumps_when_the_scale_changes() {
     // A clock that goes backwards does not move the simulation backwards.
     assert_eq!(at(SUNDAY_NOON, 1.0), before);
 }
-
-#[test]
-fn the_health_curve_decays_like_the_exponential() {
-    for tenth in 0..=300 {
-        let x = f64::from(tenth) / 10.0;
-        let (ours, exact) = (super::decay(x), (-x).exp());
-        assert!((ours - exact).abs() <= 0.0003, "{x}: {ours} against {exact}");
-    }
-}
