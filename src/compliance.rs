@@ -9,7 +9,8 @@
 //! link (RFC 8058 one-click POST and a visible page) and adds the address to the suppression
 //! list; `leads.email_hash` finds the address from the hash.
 
-use crate::b64;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
@@ -45,7 +46,7 @@ fn unreachable_hmac() -> Hmac<Sha256> {
 pub fn unsubscribe_token(config: &Config, workspace: &str, email: &str) -> String {
     let payload = format!("{workspace}:{}", email_hash(email));
     let tag = mac(config.active_key(), payload.as_bytes());
-    format!("{}.{}", b64::encode_url(payload), b64::encode_url(tag))
+    format!("{}.{}", URL_SAFE_NO_PAD.encode(payload), URL_SAFE_NO_PAD.encode(tag))
 }
 
 /// The unsubscribe link for `email` in `workspace`.
@@ -56,8 +57,8 @@ pub fn unsubscribe_url(config: &Config, workspace: &str, email: &str) -> String 
 /// The workspace and address hash of a valid token.
 pub fn verify_unsubscribe_token(config: &Config, token: &str) -> Option<(String, String)> {
     let (payload_b64, tag_b64) = token.split_once('.')?;
-    let payload = b64::decode_url(payload_b64)?;
-    let tag = b64::decode_url(tag_b64)?;
+    let payload = URL_SAFE_NO_PAD.decode(payload_b64).ok()?;
+    let tag = URL_SAFE_NO_PAD.decode(tag_b64).ok()?;
     let valid = config.signing_keys.iter().any(|k| crate::ids::constant_time_eq(&mac(k, &payload), &tag));
     if !valid {
         return None;
@@ -84,7 +85,8 @@ mod tests {
             Some(("ws_1".into(), email_hash("jane@acme.com")))
         );
         let (payload, tag) = token.split_once('.').unwrap();
-        let forged = format!("{}.{tag}", b64::encode_url(format!("ws_2:{}", email_hash("jane@acme.com"))));
+        let forged =
+            format!("{}.{tag}", URL_SAFE_NO_PAD.encode(format!("ws_2:{}", email_hash("jane@acme.com"))));
         assert_eq!(verify_unsubscribe_token(&config, &forged), None);
         assert_eq!(verify_unsubscribe_token(&config, &format!("{payload}.AAAA")), None);
         assert_eq!(verify_unsubscribe_token(&config, "garbage"), None);

@@ -5,6 +5,8 @@
 //! the token signing keys, the plan catalogue, the Stripe account and the support webhook.
 //! Parsing is pure so tests build a `Config` from a map.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use std::fmt;
 
 /// Path of the MCP endpoint (seed 002).
@@ -547,7 +549,9 @@ fn parse_signing_keys(raw: &str) -> Result<Vec<SigningKey>, ConfigError> {
         if kid.is_empty() || !kid.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
             return Err(invalid("JWT_SIGNING_KEYS", "key ids use letters, digits, - and _"));
         }
-        let secret = crate::b64::decode_url(secret.trim_end_matches('='))
+        let secret = URL_SAFE_NO_PAD
+            .decode(secret.trim_end_matches('='))
+            .ok()
             .ok_or_else(|| invalid("JWT_SIGNING_KEYS", "a secret is not base64url"))?;
         if secret.len() < 32 {
             return Err(invalid("JWT_SIGNING_KEYS", "secrets must be at least 32 bytes"));

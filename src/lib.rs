@@ -6,7 +6,6 @@
 //! module that names the `worker` crate (compiled for wasm32 only). See `ARCHITECTURE.md`.
 
 pub mod auth;
-pub mod b64;
 pub mod billing_http;
 pub mod card;
 pub mod compliance;

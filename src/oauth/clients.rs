@@ -9,6 +9,8 @@
 //!
 //! A `client_id` that is an https URL is a Client ID Metadata Document (`cimd.rs`).
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -545,7 +547,9 @@ pub fn presented(req: &HttpRequest, form: &Form) -> Result<Presented, OAuthError
                 "Only HTTP Basic client authentication is accepted in the Authorization header.",
             ));
         }
-        let decoded = crate::b64::decode_std(value.trim())
+        let decoded = STANDARD
+            .decode(value.trim())
+            .ok()
             .and_then(|b| String::from_utf8(b).ok())
             .ok_or_else(|| OAuthError::client("The Basic credentials are malformed."))?;
         let (id, secret) = decoded

@@ -15,6 +15,8 @@
 //! Metadata and keys are fetched at each sign-in, which is rare; a key rotation is therefore
 //! picked up at once.
 
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -172,7 +174,7 @@ pub struct RsaJwk {
 }
 
 fn b64url_decode(s: &str) -> Option<Vec<u8>> {
-    crate::b64::decode_url(s.trim_end_matches('='))
+    URL_SAFE_NO_PAD.decode(s.trim_end_matches('=')).ok()
 }
 
 /// The RSA signing keys of a JWKS usable for RS256: `kty` RSA, `use` sig (or none), `alg` RS256
@@ -458,7 +460,7 @@ async fn verify_callback(
             if basic {
                 let enc = crate::form::encode_component;
                 let pair = format!("{}:{}", enc(&provider.client_id), enc(secret));
-                request_headers.push(("authorization", format!("Basic {}", crate::b64::encode_std(pair))));
+                request_headers.push(("authorization", format!("Basic {}", STANDARD.encode(pair))));
             } else {
                 form.extend([("client_id", provider.client_id.as_str()), ("client_secret", secret.as_str())]);
             }

@@ -14,6 +14,8 @@
 
 use std::sync::OnceLock;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 
 use crate::html::escape;
@@ -47,7 +49,7 @@ fn style_hash() -> &'static str {
 
 /// The CSP source expression that allows exactly this inline `<style>` or `<script>` text.
 pub fn csp_hash(text: &str) -> String {
-    format!("'sha256-{}'", crate::b64::encode_std(Sha256::digest(text.as_bytes())))
+    format!("'sha256-{}'", STANDARD.encode(Sha256::digest(text.as_bytes())))
 }
 
 /// The Content-Security-Policy of a page: nothing but the inline styles and scripts named by

@@ -1,5 +1,7 @@
 //! PKCE (RFC 7636), S256 only (OAuth 2.1 §4.1.1; MCP authorization: clients MUST use S256).
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use sha2::{Digest, Sha256};
 
 /// Whether `s` is an S256 challenge: BASE64URL(SHA-256) is always 43 characters.
@@ -14,7 +16,7 @@ pub fn valid_verifier(s: &str) -> bool {
 
 /// The S256 challenge of a verifier.
 pub fn s256(verifier: &str) -> String {
-    crate::b64::encode_url(Sha256::digest(verifier.as_bytes()))
+    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
 /// Whether `verifier` answers `challenge`, compared in constant time.

@@ -43,6 +43,8 @@ use crate::ids;
 use crate::mcp::Trace;
 use crate::tools::registry::LocalBoxFuture;
 use crate::workspace::workspace_id_for;
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// The session cookie.
 pub const SESSION_COOKIE: &str = "__Host-vs_session";
@@ -72,7 +74,7 @@ fn clear_cookie(name: &str) -> String {
 }
 
 fn mac(secret: &str, purpose: &str) -> String {
-    crate::b64::encode_url(ids::hmac_sha256(secret.as_bytes(), purpose.as_bytes()))
+    URL_SAFE_NO_PAD.encode(ids::hmac_sha256(secret.as_bytes(), purpose.as_bytes()))
 }
 
 fn mac_ok(secret: &str, purpose: &str, presented: &str) -> bool {
