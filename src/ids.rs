@@ -89,12 +89,11 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
     mac.finalize().into_bytes().into()
 }
 
-/// Compares two byte strings in time independent of where they differ.
-pub fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+/// Whether `a` and `b` are equal, compared by `subtle` in time independent of where they differ
+/// (secrets, MACs, hashes and PKCE values are compared only this way).
+pub fn secret_eq(a: &[u8], b: &[u8]) -> bool {
+    use subtle::ConstantTimeEq as _;
+    a.ct_eq(b).into()
 }
 
 #[cfg(test)]
@@ -107,9 +106,9 @@ mod tests {
         assert!(a.starts_with("ap_") && a.len() == 35);
         assert_ne!(a, random_id("ap_"));
         assert_eq!(sha256_hex(b"abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
-        assert!(constant_time_eq(b"abc", b"abc"));
-        assert!(!constant_time_eq(b"abc", b"abd"));
-        assert!(!constant_time_eq(b"abc", b"ab"));
+        assert!(secret_eq(b"abc", b"abc"));
+        assert!(!secret_eq(b"abc", b"abd"));
+        assert!(!secret_eq(b"abc", b"ab"));
     }
 
     #[test]

@@ -255,7 +255,10 @@ pub fn remembered(config: &Config, token: &str, now_ms: i64) -> Option<Result<Pr
         let cache = cache.borrow();
         let v = cache.get(token)?;
         let same_key = v.issuer == config.issuer()
-            && config.signing_keys.iter().any(|k| k.kid == v.kid && k.secret == v.secret);
+            && config
+                .signing_keys
+                .iter()
+                .any(|k| k.kid == v.kid && crate::ids::secret_eq(&k.secret, &v.secret));
         if !same_key {
             return None;
         }

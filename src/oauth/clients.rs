@@ -618,7 +618,7 @@ pub fn authenticate(client: &Client, presented: &Presented) -> Result<(), OAuthE
     match (&client.secret_hash, &presented.secret) {
         (None, None) => Ok(()),
         (Some(hash), Some(secret))
-            if ids::constant_time_eq(ids::sha256_hex(secret.as_bytes()).as_bytes(), hash.as_bytes()) =>
+            if ids::secret_eq(ids::sha256_hex(secret.as_bytes()).as_bytes(), hash.as_bytes()) =>
         {
             Ok(())
         }

@@ -266,8 +266,7 @@ pub async fn verify_id_token(
     if (audiences.len() > 1 || claims.azp.is_some()) && claims.azp.as_deref() != Some(client_id) {
         return Err("ID token azp is not this client".into());
     }
-    if !claims.nonce.as_deref().is_some_and(|n| crate::ids::constant_time_eq(n.as_bytes(), nonce.as_bytes()))
-    {
+    if !claims.nonce.as_deref().is_some_and(|n| crate::ids::secret_eq(n.as_bytes(), nonce.as_bytes())) {
         return Err("ID token nonce does not match".into());
     }
     if claims.sub.is_empty() || claims.sub.len() > 255 {

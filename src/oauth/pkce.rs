@@ -21,7 +21,7 @@ pub fn s256(verifier: &str) -> String {
 
 /// Whether `verifier` answers `challenge`, compared in constant time.
 pub fn verify(verifier: &str, challenge: &str) -> bool {
-    valid_verifier(verifier) && crate::ids::constant_time_eq(s256(verifier).as_bytes(), challenge.as_bytes())
+    valid_verifier(verifier) && crate::ids::secret_eq(s256(verifier).as_bytes(), challenge.as_bytes())
 }
 
 #[cfg(test)]

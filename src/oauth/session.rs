@@ -77,8 +77,12 @@ fn mac(secret: &str, purpose: &str) -> String {
     URL_SAFE_NO_PAD.encode(ids::hmac_sha256(secret.as_bytes(), purpose.as_bytes()))
 }
 
+/// Checked by hmac's `verify_slice` (constant time) on the decoded tag.
 fn mac_ok(secret: &str, purpose: &str, presented: &str) -> bool {
-    ids::constant_time_eq(mac(secret, purpose).as_bytes(), presented.as_bytes())
+    use hmac::Mac as _;
+    let Ok(tag) = URL_SAFE_NO_PAD.decode(presented) else { return false };
+    hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes())
+        .is_ok_and(|mac| mac.chain_update(purpose).verify_slice(&tag).is_ok())
 }
 
 fn is_hex64(s: &str) -> bool {

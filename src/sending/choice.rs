@@ -115,10 +115,8 @@ impl Question {
     /// mind), read as a choice or as free text. Answers to other cards do not count.
     pub fn answered(&self, tool: &str, answers: &[Answer]) -> Option<Picked> {
         let card = self.card(tool);
-        let answer = answers
-            .iter()
-            .rev()
-            .find(|a| crate::ids::constant_time_eq(a.card.as_bytes(), card.as_bytes()))?;
+        let answer =
+            answers.iter().rev().find(|a| crate::ids::secret_eq(a.card.as_bytes(), card.as_bytes()))?;
         self.interpret(&answer.answer)
     }
 
