@@ -92,7 +92,7 @@ impl Default for Deliverability {
 impl Deliverability {
     /// The defaults with the fields of `json` (a partial object) applied, if they make sense.
     pub fn from_json(json: &str) -> Result<Deliverability, String> {
-        let d: Deliverability = crate::json::decode_strict(json).map_err(|e| e.to_string())?;
+        let d: Deliverability = serde_json::from_str(json).map_err(|e| e.to_string())?;
         d.check()?;
         Ok(d)
     }

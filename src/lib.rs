@@ -20,7 +20,6 @@ pub mod gzip;
 pub mod html;
 pub mod http;
 pub mod ids;
-pub mod json;
 pub mod kv;
 pub mod leads;
 pub mod log;

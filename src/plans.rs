@@ -167,7 +167,7 @@ pub struct Catalogue {
 impl Catalogue {
     /// Parses and checks a catalogue document.
     pub fn parse(json: &str) -> Result<Catalogue, String> {
-        let mut c: Catalogue = crate::json::decode_strict(json).map_err(|e| e.to_string())?;
+        let mut c: Catalogue = serde_json::from_str(json).map_err(|e| e.to_string())?;
         if c.currency.len() != 3 || !c.currency.bytes().all(|b| b.is_ascii_lowercase()) {
             return Err("currency must be a lower-case ISO 4217 code such as usd".into());
         }
@@ -282,6 +282,11 @@ mod tests {
         assert!(Catalogue::parse(&doc("free", &[plan("free", -1)])).is_err(), "negative");
         assert!(Catalogue::parse(&doc("free", &[])).is_err(), "empty");
         assert!(Catalogue::parse(r#"{"currency":"usd","defaultPlan":"free","plans":[],"extra":1}"#).is_err());
+        // `deny_unknown_fields` holds at every level: a key unknown to a plan's limits too.
+        let nested =
+            doc("free", &[plan("free", 0)]).replace(r#""mailboxes":1"#, r#""mailboxes":1,"seats":2"#);
+        let refused = Catalogue::parse(&nested).unwrap_err();
+        assert!(refused.starts_with("unknown field `seats`"), "{refused}");
         let bad_price = doc("free", &[plan("free", 0)])
             .replace(r#""priceMonthly":0"#, r#""priceMonthly":0,"stripePrice":"prod_1""#);
         assert!(Catalogue::parse(&bad_price).is_err(), "stripe price id");

@@ -7,8 +7,6 @@
 //! Writes that must land together go through [`Db::batch`], which runs them in one transaction
 //! (`transactionSync` on Workers): either every statement commits or none does.
 
-use std::borrow::Cow;
-
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -125,17 +123,16 @@ impl Rows {
     // The generic functions here are compiled once per row type (about fifty), so what does not
     // depend on the type is in functions that exist once (`#[inline(never)]`).
     fn decode_row<T: DeserializeOwned>(&self, row: &[SqlValue]) -> Result<T, StoreError> {
-        crate::json::from_entries(self.entries(row)).map_err(decode_error)
+        serde_json::from_value(self.object(row)).map_err(decode_error)
     }
 
-    /// The row as an object from column names to values (`json::from_entries`, which also
-    /// decodes documents, so a type read from both has one copy of its decoding code).
+    /// The row as an object from column names to values, which serde reads as it reads a
+    /// document: a row type names its fields as the columns are named (or takes an `alias`).
     #[inline(never)]
-    fn entries<'a>(&'a self, row: &'a [SqlValue]) -> crate::json::Entries<'a> {
-        Box::new(
-            self.columns.iter().zip(row).map(|(name, value)| (Cow::Borrowed(name.as_str()), value.to_json())),
-        )
+    fn object(&self, row: &[SqlValue]) -> Value {
+        Value::Object(self.columns.iter().cloned().zip(row.iter().map(SqlValue::to_json)).collect())
     }
+
     /// The first column of the first row as an integer (for `COUNT(*)` and the like).
     pub fn scalar_i64(&self) -> Option<i64> {
         self.first_i64(0)
@@ -217,7 +214,7 @@ pub fn to_document<T: serde::Serialize>(value: &T) -> Result<String, StoreError>
 
 /// Reads a JSON document written by [`to_document`].
 pub fn from_document<T: DeserializeOwned>(text: &str) -> Result<T, StoreError> {
-    crate::json::decode(text).map_err(document_error)
+    serde_json::from_str(text).map_err(document_error)
 }
 
 #[inline(never)]

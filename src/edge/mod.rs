@@ -182,7 +182,7 @@ async fn ask_object<Op: Serialize, Reply: DeserializeOwned>(
 ) -> Result<Reply, ObjectError> {
     let body = serde_json::to_string(op).map_err(|e| ObjectError::Failed(format!("encoding: {e}")))?;
     let text = object_text(stub, path.to_owned(), body).await.map_err(ObjectError::Failed)?;
-    crate::json::decode::<Reply>(&text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
+    serde_json::from_str::<Reply>(&text).map_err(|e| ObjectError::Failed(format!("decoding: {e}")))
 }
 
 /// Sends `body` to `path` on a Durable Object (its `call` method, over Workers RPC) and returns
@@ -288,7 +288,7 @@ impl Workspaces for EdgePlatform {
         let workspace = workspace.to_owned();
         Box::pin(async move {
             let text = self.send_text(&workspace, "/op", serde_json::to_string(&op)).await?;
-            crate::json::decode::<OpReply>(&text).map_err(|e| format!("decoding answer: {e}"))
+            serde_json::from_str::<OpReply>(&text).map_err(|e| format!("decoding answer: {e}"))
         })
     }
 }

@@ -31,7 +31,7 @@ struct Inner {
 impl Inner {
     /// Applies the operation in `body` (a [`StateOp`]): the status and text of the answer.
     async fn answer(&self, body: &str) -> (u16, String) {
-        let op: StateOp = match crate::json::decode(body) {
+        let op: StateOp = match serde_json::from_str(body) {
             Ok(op) => op,
             Err(e) => return (400, format!("bad op: {e}")),
         };

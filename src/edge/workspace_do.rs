@@ -79,7 +79,7 @@ impl Inner {
         let db = &self.db;
         let svc = Services { db, config, outbound: &WorkerFetch, now_ms: super::now_ms() };
         let answer = match path {
-            "/tool" => match crate::json::decode::<ToolCall>(body) {
+            "/tool" => match serde_json::from_str::<ToolCall>(body) {
                 Ok(call) => {
                     let structured_content = call.structured_content;
                     let outcome =
@@ -89,7 +89,7 @@ impl Inner {
                 }
                 Err(e) => (400, format!("bad call: {e}")),
             },
-            "/op" => match crate::json::decode::<Op>(body) {
+            "/op" => match serde_json::from_str::<Op>(body) {
                 Ok(op) => match workspace::handle_op(&svc, &self.opened, op).await {
                     Ok(reply) => super::json_answer(&reply),
                     Err(e) => (500, format!("op failed: {e}")),
@@ -97,7 +97,7 @@ impl Inner {
                 Err(e) => (400, format!("bad op: {e}")),
             },
             // The object's id is the routing id carried by the user's opaque tokens.
-            "/account" => match crate::json::decode::<AccountOp>(body) {
+            "/account" => match serde_json::from_str::<AccountOp>(body) {
                 Ok(op) => {
                     match grants::apply(db, &self.opened, &self.state.id().to_string(), op, svc.now_ms) {
                         Ok(reply) => super::json_answer(&reply),

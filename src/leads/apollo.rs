@@ -77,7 +77,7 @@ impl<'a> Apollo<'a> {
             };
             match response.status {
                 200..=299 => {
-                    return crate::json::decode(&response.body)
+                    return serde_json::from_slice(&response.body)
                         .map_err(|_| LeadError::Unavailable("the response was not JSON".into()));
                 }
                 429 => {
@@ -160,7 +160,7 @@ fn retry_after_seconds(response: &OutboundResponse) -> u64 {
 }
 
 fn status_error(status: u16, response: &OutboundResponse) -> LeadError {
-    let said = crate::json::parse(&response.body)
+    let said = serde_json::from_slice::<Value>(&response.body)
         .ok()
         .and_then(|v| {
             v.get("error")

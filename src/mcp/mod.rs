@@ -123,7 +123,7 @@ pub async fn handle(
         return transport_error(trace, 413, "Payload Too Large: the body exceeds 1 MiB");
     }
     // serde_json stops at 128 levels of nesting, so hostile depth is a parse error, not a crash.
-    let parsed: Value = match crate::json::parse(req.body) {
+    let parsed: Value = match serde_json::from_slice(req.body) {
         Ok(v) => v,
         Err(_) => {
             trace.outcome = "rpc_error";
@@ -522,7 +522,7 @@ pub fn sse_event(json: &str) -> String {
 /// Every JSON-RPC message in a batch answer as its own SSE event.
 pub fn sse_body(json: &str) -> String {
     if json.starts_with('[')
-        && let Ok(Value::Array(items)) = crate::json::parse(json)
+        && let Ok(Value::Array(items)) = serde_json::from_str(json)
     {
         return items.iter().map(|item| sse_event(&item.to_string())).collect();
     }

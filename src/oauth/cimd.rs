@@ -114,7 +114,7 @@ fn cache_secs(cache_control: Option<&str>) -> Option<u32> {
 
 /// Validates a fetched document for `client_id`.
 pub fn parse_document(client_id: &str, body: &[u8], now_ms: i64) -> Result<Client, OAuthError> {
-    let doc: Value = crate::json::parse(body).map_err(|_| refused("it is not JSON"))?;
+    let doc: Value = serde_json::from_slice(body).map_err(|_| refused("it is not JSON"))?;
     let Value::Object(doc) = doc else { return Err(refused("it is not a JSON object")) };
     if doc.get("client_id").and_then(Value::as_str) != Some(client_id) {
         return Err(refused("its client_id is not the URL it was fetched from"));
@@ -150,7 +150,7 @@ pub async fn client(
     check_url(client_id, config)?;
     let key = cache_key(client_id);
     if let Ok(Some(doc)) = kv.get(key.clone()).await
-        && let Ok(cached) = crate::json::decode::<Cached>(&doc)
+        && let Ok(cached) = serde_json::from_str::<Cached>(&doc)
     {
         return Ok(cached.client);
     }

@@ -114,8 +114,8 @@ pub enum Source {
     Cimd,
 }
 
-/// A stored client.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A stored client: its own members beside the metadata's (RFC 7591 §3.2.1 echoes them together).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Client {
     /// The client id (`vsc_…`, or the metadata document's URL).
     pub client_id: String,
@@ -131,36 +131,6 @@ pub struct Client {
     pub source: Source,
     /// When this record was written (ms), to renew it.
     pub stored_at: i64,
-}
-
-/// Reads the stored record, whose metadata members sit beside the client's own (`flatten`
-/// when written). Read as two structs from one object rather than through serde's `flatten`,
-/// which buffers the record in its private `Content` form: a second decoding path compiled
-/// into the Worker for the few documents that used it (see `json.rs`). The metadata ignores
-/// the client's members and the client ignores the metadata's, as with `flatten`.
-impl<'de> Deserialize<'de> for Client {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        struct Own {
-            client_id: String,
-            client_id_issued_at: i64,
-            #[serde(default)]
-            secret_hash: Option<String>,
-            source: Source,
-            stored_at: i64,
-        }
-        let value = serde_json::Value::deserialize(deserializer)?;
-        let metadata: Metadata = crate::json::from_value(value.clone()).map_err(serde::de::Error::custom)?;
-        let own: Own = crate::json::from_value(value).map_err(serde::de::Error::custom)?;
-        Ok(Client {
-            client_id: own.client_id,
-            metadata,
-            client_id_issued_at: own.client_id_issued_at,
-            secret_hash: own.secret_hash,
-            source: own.source,
-            stored_at: own.stored_at,
-        })
-    }
 }
 
 impl Client {
@@ -393,7 +363,7 @@ pub async fn store(
         expires_at: now_ms + FALLBACK_TTL_MS,
     };
     let stored = match objects.state(fallback_object(&client.client_id), op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => crate::json::decode::<Client>(&doc)
+        Ok(StateReply::Doc { doc: Some(doc) }) => serde_json::from_str::<Client>(&doc)
             .map_err(|e| OAuthError::unavailable(format!("stored client: {e}")))?,
         Ok(other) => {
             return Err(OAuthError::unavailable(format!("client fallback answered {}", other.kind())));
@@ -448,7 +418,8 @@ async fn find_client(
         return Ok(Some(client));
     }
     let decode = |doc: &str| {
-        crate::json::decode::<Client>(doc).map_err(|e| OAuthError::unavailable(format!("client record: {e}")))
+        serde_json::from_str::<Client>(doc)
+            .map_err(|e| OAuthError::unavailable(format!("client record: {e}")))
     };
     match kv.get(kv_key(client_id)).await {
         // The isolate keeps only records read from KV: a registration must not take one found
@@ -664,12 +635,30 @@ mod tests {
         let doc = serde_json::to_string(&client).unwrap();
         // The metadata members sit beside the client's own, as before.
         assert!(doc.contains(r#""client_name":"Claude""#) && doc.contains(r#""client_id":"vsc_1""#), "{doc}");
-        assert_eq!(crate::json::decode::<Client>(&doc).unwrap(), client);
+        assert_eq!(serde_json::from_str::<Client>(&doc).unwrap(), client);
         let without_secret = Client { secret_hash: None, ..client };
         let doc = serde_json::to_string(&without_secret).unwrap();
-        assert_eq!(crate::json::decode::<Client>(&doc).unwrap(), without_secret);
-        let e = crate::json::decode::<Client>(r#"{"client_id":"x"}"#).unwrap_err().to_string();
+        assert_eq!(serde_json::from_str::<Client>(&doc).unwrap(), without_secret);
+        let e = serde_json::from_str::<Client>(r#"{"client_id":"x"}"#).unwrap_err().to_string();
         assert!(e.contains("missing field"), "{e}");
+    }
+
+    /// A record as KV and the fallback object hold it today: serde's `flatten` reads the metadata
+    /// members from beside the client's own, and each side leaves the other's keys alone.
+    #[test]
+    fn a_record_stored_today_reads_through_flatten() {
+        let doc = r#"{"client_id":"https://app.example/client.json","redirect_uris":["https://app.example/cb"],
+            "token_endpoint_auth_method":"none","grant_types":["authorization_code"],"response_types":["code"],
+            "client_name":"App","client_id_issued_at":1700000000,"source":"cimd","stored_at":1700000000000}"#;
+        let client: Client = serde_json::from_str(doc).unwrap();
+        assert_eq!(client.client_id, "https://app.example/client.json");
+        assert_eq!(client.metadata.redirect_uris, ["https://app.example/cb"]);
+        assert_eq!(client.metadata.token_endpoint_auth_method, AuthMethod::None);
+        assert_eq!(client.metadata.client_name.as_deref(), Some("App"));
+        assert_eq!((client.source, client.secret_hash), (Source::Cimd, None));
+        let missing_metadata = r#"{"client_id":"x","client_id_issued_at":1,"source":"dcr","stored_at":1}"#;
+        let e = serde_json::from_str::<Client>(missing_metadata).unwrap_err().to_string();
+        assert!(e.contains("missing field `redirect_uris`"), "{e}");
     }
 
     #[test]

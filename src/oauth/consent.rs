@@ -64,7 +64,7 @@ async fn pending_request(
     let op = if take { StateOp::Take { kind, key, binding } } else { StateOp::Peek { kind, key, binding } };
     match platform.objects().state(object, op).await {
         Ok(StateReply::Doc { doc: Some(doc) }) => {
-            crate::json::decode(&doc).map(Some).map_err(|e| OAuthError::unavailable(format!("pending: {e}")))
+            serde_json::from_str(&doc).map(Some).map_err(|e| OAuthError::unavailable(format!("pending: {e}")))
         }
         Ok(_) => Ok(None),
         Err(e) => Err(OAuthError::unavailable(e.to_string())),

@@ -113,7 +113,7 @@ async fn fetch_json_now(outbound: &dyn Outbound, request: OutboundRequest) -> Re
         let text: String = String::from_utf8_lossy(&response.body).chars().take(200).collect();
         return Err(format!("{url} answered {}: {text}", response.status));
     }
-    crate::json::decode(&response.body).map_err(|e| format!("{url}: not JSON: {e}"))
+    serde_json::from_slice(&response.body).map_err(|e| format!("{url}: not JSON: {e}"))
 }
 
 /// Fetches and checks the provider's metadata.
@@ -133,7 +133,7 @@ async fn fetch_metadata(
     let url = format!("{}/.well-known/openid-configuration", provider.issuer);
     let doc = fetch_json(outbound, OutboundRequest::get(url).header("accept", "application/json")).await?;
     let meta: ProviderMetadata =
-        crate::json::from_value(doc).map_err(|e| format!("provider metadata: {e}"))?;
+        serde_json::from_value(doc).map_err(|e| format!("provider metadata: {e}"))?;
     if meta.issuer != provider.issuer {
         return Err(format!(
             "provider metadata names issuer {:?}, expected {:?}",
@@ -221,7 +221,7 @@ pub async fn verify_id_token(
         return Err("malformed ID token".into());
     };
     let header: Value = b64url_decode(header_b64)
-        .and_then(|h| crate::json::parse(&h).ok())
+        .and_then(|h| serde_json::from_slice(&h).ok())
         .ok_or("malformed ID token header")?;
     let alg = header.get("alg").and_then(Value::as_str).unwrap_or("");
     if alg != "RS256" {
@@ -240,7 +240,7 @@ pub async fn verify_id_token(
         return Err("ID token signature does not verify".into());
     }
     let payload: Value = b64url_decode(payload_b64)
-        .and_then(|p| crate::json::parse(&p).ok())
+        .and_then(|p| serde_json::from_slice(&p).ok())
         .ok_or("malformed ID token claims")?;
     let now = now_ms / 1000;
     match numeric_date(&payload, "exp") {
@@ -251,7 +251,7 @@ pub async fn verify_id_token(
     if numeric_date(&payload, "iat").is_none_or(|iat| iat > now + LEEWAY_SECS) {
         return Err("ID token iat missing or in the future".into());
     }
-    let claims: IdClaims = crate::json::from_value(payload).map_err(|e| format!("ID token claims: {e}"))?;
+    let claims: IdClaims = serde_json::from_value(payload).map_err(|e| format!("ID token claims: {e}"))?;
     if claims.iss != issuer {
         return Err(format!("ID token issuer {:?}", claims.iss));
     }
@@ -396,7 +396,7 @@ pub async fn callback(
     let (object, key) = signin_state_location(state);
     let op = StateOp::Take { kind: EntryKind::Signin, key, binding: browser.binding() };
     let signin: SigninState = match platform.objects().state(object, op).await {
-        Ok(StateReply::Doc { doc: Some(doc) }) => match crate::json::decode(&doc) {
+        Ok(StateReply::Doc { doc: Some(doc) }) => match serde_json::from_str(&doc) {
             Ok(s) => s,
             Err(e) => return failed(trace, 400, "signin_expired", expired, e.to_string()),
         },

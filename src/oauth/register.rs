@@ -69,7 +69,7 @@ async fn register(
         Some(body) if body.len() <= MAX_OAUTH_BODY_BYTES => body,
         _ => return Err(metadata_error("The registration request is larger than 16 KiB.")),
     };
-    let Ok(Value::Object(doc)) = crate::json::parse(body) else {
+    let Ok(Value::Object(doc)) = serde_json::from_slice(body) else {
         return Err(metadata_error("The registration request must be a JSON object."));
     };
     let metadata = clients::validate_metadata(&doc, false)?;

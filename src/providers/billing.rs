@@ -154,8 +154,7 @@ pub struct BillingEvent {
 
 /// What a [`BillingEvent`] says.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-// Externally tagged, like `Op` that carries it (never stored).
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventKind {
     /// A checkout finished (`checkout.session.completed`): link the workspace to the customer.
     CheckoutCompleted {

@@ -355,8 +355,7 @@ pub fn page_session(svc: &Services<'_>, kind: &str, id: &str) -> Result<Option<P
 
 /// What paying on the sandbox checkout page did.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-// Externally tagged, like `OpReply` that carries it (never stored).
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "outcome", rename_all = "snake_case")]
 pub enum Paid {
     /// Paid: these events (checkout completed, subscription created, invoice paid) are to be
     /// applied to the workspace like a webhook's.

@@ -77,7 +77,7 @@ impl<'a> Stripe<'a> {
                     continue;
                 }
             };
-            let body: Value = crate::json::parse(&response.body).unwrap_or(Value::Null);
+            let body: Value = serde_json::from_slice(&response.body).unwrap_or(Value::Null);
             // Shown to the user in an approval's result: Stripe's words, bounded and attributed.
             let message = || {
                 body["error"]["message"]
@@ -356,7 +356,7 @@ fn parse_subscription(obj: &Value, plans: Option<&Catalogue>) -> Option<Subscrip
 /// Reads a verified webhook body. `Ok(None)` for events this connector does not act on (other
 /// types, other modes, no workspace); `Err` for a body that is not a Stripe event.
 pub fn parse_event(body: &[u8], plans: &Catalogue) -> Result<Option<BillingEvent>, String> {
-    let v: Value = crate::json::parse(body).map_err(|e| format!("not JSON: {e}"))?;
+    let v: Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
     let id = v["id"].as_str().filter(|id| id.starts_with("evt_")).ok_or("no event id")?.to_owned();
     let kind = v["type"].as_str().ok_or("no event type")?;
     let created_ms = v["created"].as_i64().ok_or("no created time")? * 1000;

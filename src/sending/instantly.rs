@@ -224,7 +224,7 @@ impl<'a> Instantly<'a> {
             let parsed = if response.body.is_empty() {
                 Value::Null
             } else {
-                crate::json::parse(&response.body).unwrap_or(Value::Null)
+                serde_json::from_slice(&response.body).unwrap_or(Value::Null)
             };
             match response.status {
                 200..=299 => return Ok(parsed),
@@ -959,18 +959,18 @@ impl SendingPlatform for Instantly<'_> {
             Value::Array(items) => items.first().cloned(),
             other => Some(other.clone()),
         };
-        let totals = row.and_then(|r| crate::json::from_value::<Analytics>(r).ok()).map_or_else(
-            Totals::default,
-            |a| Totals {
-                leads: n(a.leads_count),
-                contacted: n(a.contacted_count),
-                sent: n(a.emails_sent_count),
-                opened: n(a.open_count_unique),
-                replied: n(a.reply_count_unique - a.reply_count_automatic_unique),
-                bounced: n(a.bounced_count),
-                unsubscribed: n(a.unsubscribed_count),
-            },
-        );
+        let totals =
+            row.and_then(|r| serde_json::from_value::<Analytics>(r).ok()).map_or_else(Totals::default, |a| {
+                Totals {
+                    leads: n(a.leads_count),
+                    contacted: n(a.contacted_count),
+                    sent: n(a.emails_sent_count),
+                    opened: n(a.open_count_unique),
+                    replied: n(a.reply_count_unique - a.reply_count_automatic_unique),
+                    bounced: n(a.bounced_count),
+                    unsubscribed: n(a.unsubscribed_count),
+                }
+            });
         Ok((status, totals))
     }
 

@@ -88,7 +88,7 @@ impl Default for SandboxSettings {
 impl SandboxSettings {
     /// The defaults with the fields of `json` applied, if they make sense.
     pub fn from_json(json: &str) -> Result<SandboxSettings, String> {
-        let s: SandboxSettings = crate::json::decode_strict(json).map_err(|e| e.to_string())?;
+        let s: SandboxSettings = serde_json::from_str(json).map_err(|e| e.to_string())?;
         if !(s.time_scale.is_finite() && (1.0..=100_000_000.0).contains(&s.time_scale)) {
             return Err("timeScale: between 1 and 100000000".into());
         }

@@ -277,7 +277,7 @@ impl ToolAnswer {
     /// Reads a frame written by [`ToolAnswer::to_frame`].
     pub fn from_frame(frame: &str) -> Result<ToolAnswer, String> {
         let (head, result) = frame.split_once('\n').ok_or("a tool answer without its head")?;
-        let head: AnswerHead = crate::json::decode(head).map_err(|e| format!("tool answer head: {e}"))?;
+        let head: AnswerHead = serde_json::from_str(head).map_err(|e| format!("tool answer head: {e}"))?;
         Ok(ToolAnswer { outcome: head.outcome, detail: head.detail, result: result.to_owned() })
     }
 }
@@ -330,11 +330,11 @@ pub trait DynTool: Sync {
 impl dyn DynTool {
     /// The input schema, parsed (for tests and checks; the wire uses [`DynTool::schemas`]).
     pub fn input_schema(&self) -> Value {
-        self.schemas().and_then(|s| crate::json::parse(&*s.input).ok()).unwrap_or_default()
+        self.schemas().and_then(|s| serde_json::from_str(&s.input).ok()).unwrap_or_default()
     }
     /// The output schema, parsed.
     pub fn output_schema(&self) -> Value {
-        self.schemas().and_then(|s| crate::json::parse(&*s.output).ok()).unwrap_or_default()
+        self.schemas().and_then(|s| serde_json::from_str(&s.output).ok()).unwrap_or_default()
     }
 }
 
@@ -369,7 +369,7 @@ impl<T: Tool> DynTool for T {
     fn call<'a>(&'a self, cx: &'a ToolCx<'a>, mut arguments: Value) -> LocalBoxFuture<'a, ToolOutcome> {
         Box::pin(async move {
             let input = check_arguments(self, &mut arguments).and_then(|()| {
-                crate::json::from_value::<T::Input>(arguments)
+                serde_json::from_value::<T::Input>(arguments)
                     .map_err(|e| Refusal::InvalidArguments(e.to_string()))
             });
             let result = match input {
@@ -396,7 +396,7 @@ fn check_arguments(tool: &dyn DynTool, arguments: &mut Value) -> Result<(), Refu
     }
     let schema = super::once_per_isolate(&CACHE, tool.name(), || {
         tool.schemas()
-            .and_then(|s| crate::json::parse(&*s.input).ok())
+            .and_then(|s| serde_json::from_str(&s.input).ok())
             .map(Rc::new)
             .ok_or_else(|| Refusal::Internal(format!("no input schema for {}", tool.name())))
     })?;
@@ -557,6 +557,25 @@ mod tests {
             outcome: Outcome::Failed,
             detail: detail.map(Into::into),
         }
+    }
+
+    /// Tool inputs are `deny_unknown_fields`, which serde_json holds at every level: the decoder
+    /// refuses a key that is no field even where the schema check (which refuses it first, as
+    /// `InvalidArguments`) would not see it.
+    #[test]
+    fn tool_inputs_refuse_unknown_fields_when_decoded() {
+        use crate::tools::emails::SaveSequenceInput;
+        use crate::tools::workspace::RememberInput;
+        let e = serde_json::from_value::<RememberInput>(json!({"note": "n", "colour": "red"})).unwrap_err();
+        assert!(e.to_string().starts_with("unknown field `colour`"), "{e}");
+        assert!(serde_json::from_value::<RememberInput>(json!({"note": "n"})).is_ok());
+        let step = |key: &str| json!({"steps": [{"subject": "s", "body": "b", key: 3}]});
+        assert_eq!(
+            serde_json::from_value::<SaveSequenceInput>(step("delay_days")).unwrap().steps[0].delay_days,
+            Some(3)
+        );
+        let e = serde_json::from_value::<SaveSequenceInput>(step("delayDays")).unwrap_err();
+        assert!(e.to_string().starts_with("unknown field `delayDays`"), "{e}");
     }
 
     #[test]

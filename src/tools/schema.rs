@@ -532,7 +532,7 @@ mod tests {
             assert!(args["count"].is_f64() && validate(&schema, &args).is_ok(), "{text}");
             validate_arguments(&schema, &mut args).unwrap();
             assert!(args["count"].is_u64(), "{text}");
-            let input: Input = crate::json::from_value(args).unwrap();
+            let input: Input = serde_json::from_value(args).unwrap();
             assert_eq!(input.count, Some(5), "{text}");
         }
         let err = |v: Value| validate(&schema, &v).unwrap_err();

@@ -2060,7 +2060,7 @@ fn setup_view(cx: &ToolCx<'_>, at: i64) -> Result<Option<SendingSetup>, Refusal>
         .into_iter()
         .map(|d| {
             let dns: serde_json::Value =
-                d.dns.as_deref().and_then(|s| crate::json::parse(s).ok()).unwrap_or(Value::Null);
+                d.dns.as_deref().and_then(|s| serde_json::from_str(s).ok()).unwrap_or(Value::Null);
             let c = |k: &str| {
                 if dns.get(k).and_then(Value::as_bool) == Some(true) { Check::Pass } else { Check::Pending }
             };

@@ -382,9 +382,10 @@ pub struct AuditEntry {
     /// From which client: the OAuth client id, `web` for the VibeSell page, `vibesell`.
     pub client: String,
     /// The status before (absent on creation).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "from_status", skip_serializing_if = "Option::is_none")]
     pub from_status: Option<String>,
     /// The status after.
+    #[serde(alias = "to_status")]
     pub to_status: String,
     /// The summary on creation, the result or reason afterwards.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -394,8 +395,7 @@ pub struct AuditEntry {
 /// An approval's audit trail, oldest first.
 pub fn audit(db: &dyn Db, id: &str) -> Result<Vec<AuditEntry>, StoreError> {
     db.rows(
-        "SELECT at, actor, client, from_status AS fromStatus, to_status AS toStatus, note FROM approval_audit \
-         WHERE approval_id = ? ORDER BY seq",
+        "SELECT at, actor, client, from_status, to_status, note FROM approval_audit WHERE approval_id = ? ORDER BY seq",
         vec![id.into()],
     )
 }

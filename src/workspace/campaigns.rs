@@ -380,13 +380,13 @@ pub fn state_stmt(id: &str, state: State, paused: Option<(PausedBy, &str)>, at: 
 
 /// Imported leads in no campaign yet and not suppressed, in import order.
 pub fn unassigned_leads(db: &dyn Db) -> Result<Vec<(Lead, String)>, StoreError> {
-    // Each row read twice, as a lead and as its status, rather than as one struct with the lead
-    // `flatten`ed in (serde's buffered `Content` path, see `json.rs`).
     #[derive(Deserialize)]
-    struct Status {
+    struct Row {
+        #[serde(flatten)]
+        lead: Lead,
         email_status: Option<String>,
     }
-    let rows = db.query(Stmt::new(
+    let rows: Vec<Row> = db.rows(
         concat!(
             "SELECT ",
             leads::lead_columns!(),
@@ -394,15 +394,13 @@ pub fn unassigned_leads(db: &dyn Db) -> Result<Vec<(Lead, String)>, StoreError> 
              ORDER BY id"
         ),
         vec![],
-    ))?;
-    let (leads, statuses): (Vec<Lead>, Vec<Status>) = (rows.decode()?, rows.decode()?);
-    let emails: Vec<String> = leads.iter().map(|l| l.email.clone()).collect();
+    )?;
+    let emails: Vec<String> = rows.iter().map(|r| r.lead.email.clone()).collect();
     let suppressed = suppression::suppressed_among(db, &emails)?;
-    Ok(leads
+    Ok(rows
         .into_iter()
-        .zip(statuses)
-        .filter(|(lead, _)| !suppressed.contains(&lead.email.to_ascii_lowercase()))
-        .map(|(lead, s)| (lead, s.email_status.unwrap_or_default()))
+        .filter(|r| !suppressed.contains(&r.lead.email.to_ascii_lowercase()))
+        .map(|r| (r.lead, r.email_status.unwrap_or_default()))
         .collect())
 }
 

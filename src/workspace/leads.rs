@@ -23,7 +23,7 @@ use crate::tools::{Refusal, ToolCx};
 /// People fetched per batch (one Apollo search page).
 pub const BATCH: usize = 100;
 
-/// An imported lead.
+/// An imported lead: camelCase in JSON, read from the `leads` table's columns by their aliases.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Lead {
@@ -32,21 +32,23 @@ pub struct Lead {
     /// Work email.
     pub email: String,
     /// Given name.
+    #[serde(alias = "first_name")]
     pub first_name: String,
     /// Surname.
+    #[serde(alias = "last_name")]
     pub last_name: String,
     /// Job title.
     pub title: String,
     /// Company.
     pub company: String,
     /// Company domain.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "company_domain", skip_serializing_if = "Option::is_none")]
     pub company_domain: Option<String>,
     /// Industry.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub industry: Option<String>,
     /// Company size band.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "company_size", skip_serializing_if = "Option::is_none")]
     pub company_size: Option<String>,
     /// Country.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -58,11 +60,11 @@ pub struct Lead {
     pub provider: String,
 }
 
-/// The columns of a [`Lead`], each named as its field is (a literal, for `concat!`).
+/// The columns of a [`Lead`] (a literal, for `concat!`).
 macro_rules! lead_columns {
     () => {
-        "id, email, first_name AS firstName, last_name AS lastName, title, company, \
-         company_domain AS companyDomain, industry, company_size AS companySize, country, city, provider"
+        "id, email, first_name, last_name, title, company, company_domain, industry, company_size, country, city, \
+         provider"
     };
 }
 pub(crate) use lead_columns;
@@ -719,6 +721,30 @@ mod tests {
         let db = MemoryDb::new();
         crate::workspace::migrations::apply(&db, 1).unwrap();
         db
+    }
+
+    /// `alias`: a lead reads from the table's snake_case columns as from its own camelCase JSON.
+    #[test]
+    fn a_lead_reads_from_its_columns_and_from_its_json() {
+        let db = db();
+        let db: &dyn Db = &db;
+        db.exec(
+            "INSERT INTO leads (email, email_hash, first_name, last_name, title, company, company_domain, company_size, \
+             provider, provider_id, import_id, imported_at) VALUES ('ana@acme.example', 'h', 'Ana', 'Ruiz', 'CFO', \
+             'Acme', 'acme.example', '51-200', 'sandbox', 'p1', 'imp_1', 1)",
+            vec![],
+        )
+        .unwrap();
+        let lead = nth(db, 0).unwrap().unwrap();
+        assert_eq!((lead.first_name.as_str(), lead.last_name.as_str()), ("Ana", "Ruiz"));
+        assert_eq!(lead.company_domain.as_deref(), Some("acme.example"));
+        assert_eq!(lead.company_size.as_deref(), Some("51-200"));
+        let json = serde_json::to_string(&lead).unwrap();
+        assert!(
+            json.contains(r#""firstName":"Ana""#) && json.contains(r#""companySize":"51-200""#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<Lead>(&json).unwrap(), lead);
     }
 
     fn filters() -> Filters {

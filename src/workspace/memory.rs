@@ -20,6 +20,7 @@ pub struct Memory {
     /// The note.
     pub note: String,
     /// Last saved (ms since the epoch).
+    #[serde(alias = "updated_at")] // the column name, when read from SQL
     pub updated_at: i64,
 }
 
@@ -42,10 +43,9 @@ pub enum Saved {
 pub fn save(db: &dyn Db, topic: Option<&str>, note: &str, now_ms: i64) -> Result<Saved, StoreError> {
     let total = count(db)?;
     let existing: Option<Memory> = match topic {
-        Some(t) => db.row(
-            "SELECT id, topic, note, updated_at AS updatedAt FROM memories WHERE topic = ?",
-            vec![t.into()],
-        )?,
+        Some(t) => {
+            db.row("SELECT id, topic, note, updated_at FROM memories WHERE topic = ?", vec![t.into()])?
+        }
         None => None,
     };
     if existing.is_none() && total >= MAX_NOTES {
@@ -54,7 +54,7 @@ pub fn save(db: &dyn Db, topic: Option<&str>, note: &str, now_ms: i64) -> Result
     let rows = db.batch(vec![Stmt::new(
         "INSERT INTO memories (topic, note, created_at, updated_at) VALUES (?, ?, ?, ?) \
          ON CONFLICT(topic) DO UPDATE SET note = excluded.note, updated_at = excluded.updated_at \
-         RETURNING id, topic, note, updated_at AS updatedAt",
+         RETURNING id, topic, note, updated_at",
         vec![topic.into(), note.into(), now_ms.into(), now_ms.into()],
     )])?;
     let memory = rows
@@ -69,7 +69,7 @@ pub fn save(db: &dyn Db, topic: Option<&str>, note: &str, now_ms: i64) -> Result
 /// Deletes note `id`: the note as it was, or `None` if the workspace has no such note.
 pub fn forget(db: &dyn Db, id: i64) -> Result<Option<Memory>, StoreError> {
     let rows = db.batch(vec![Stmt::new(
-        "DELETE FROM memories WHERE id = ? RETURNING id, topic, note, updated_at AS updatedAt",
+        "DELETE FROM memories WHERE id = ? RETURNING id, topic, note, updated_at",
         vec![id.into()],
     )])?;
     rows.first().and_then(|r| r.first::<Memory>().transpose()).transpose()
@@ -83,7 +83,7 @@ pub fn count(db: &dyn Db) -> Result<i64, StoreError> {
 /// The most recent notes, newest first.
 pub fn recent(db: &dyn Db, limit: i64) -> Result<Vec<Memory>, StoreError> {
     db.rows(
-        "SELECT id, topic, note, updated_at AS updatedAt FROM memories ORDER BY updated_at DESC, id DESC LIMIT ?",
+        "SELECT id, topic, note, updated_at FROM memories ORDER BY updated_at DESC, id DESC LIMIT ?",
         vec![limit.into()],
     )
 }

@@ -20,10 +20,7 @@ use crate::tools::{Refusal, Tool, ToolCx};
 
 /// One request to a workspace.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-// Externally tagged (`{"overview": {…}}`), not `tag = "op"`: an internally tagged enum is read
-// through serde's buffering `Content` deserializer, a second copy of every type inside it in the
-// wasm. Ops only travel between the Worker and its own Durable Object, never stored.
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "op", rename_all = "snake_case")]
 pub enum Op {
     /// The approval `id`, for the workspace's signed-in owner `subject` (`/app/approvals/{id}`).
     GetApproval {
@@ -83,8 +80,7 @@ pub enum Op {
 
 /// The answer to an [`Op`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-// Externally tagged, like `Op`.
-#[serde(rename_all = "snake_case")]
+#[serde(tag = "reply", rename_all = "snake_case")]
 pub enum OpReply {
     /// An approval, as the web page shows it (`decideHere` is true while it is pending).
     Approval {
@@ -289,4 +285,31 @@ fn refused(r: Refusal) -> StoreError {
 
 fn to_value<T: Serialize>(data: &T) -> Result<Value, StoreError> {
     serde_json::to_value(data).map_err(|e| StoreError::Document(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `tag`: an op and its reply cross to the object tagged by `op` and `reply`, beside their
+    /// members, and a nested tagged enum keeps its own tag.
+    #[test]
+    fn ops_and_replies_are_tagged_in_place() {
+        let op = serde_json::to_value(Op::SandboxCancel { session: "bps_1".into(), to: None }).unwrap();
+        assert_eq!(op, json!({"op": "sandbox_cancel", "session": "bps_1"}));
+        let read: Op = serde_json::from_value(json!({"op": "unsubscribe", "hash": "h"})).unwrap();
+        assert!(matches!(read, Op::Unsubscribe { hash } if hash == "h"));
+        let reply = OpReply::SandboxPaid { outcome: Paid::Refused { reason: "declined".into() } };
+        let text = serde_json::to_string(&reply).unwrap();
+        assert_eq!(text, r#"{"reply":"sandbox_paid","outcome":{"outcome":"refused","reason":"declined"}}"#);
+        assert_eq!(serde_json::from_str::<OpReply>(&text).unwrap(), reply);
+        assert_eq!(serde_json::from_str::<OpReply>(r#"{"reply":"not_found"}"#).unwrap(), OpReply::NotFound);
+        let e = serde_json::from_str::<OpReply>(r#"{"reply":"later"}"#).unwrap_err().to_string();
+        assert!(e.starts_with("unknown variant `later`"), "{e}");
+        assert!(
+            serde_json::from_value::<Op>(json!({"unsubscribe": {"hash": "h"}})).is_err(),
+            "untagged form"
+        );
+    }
 }

@@ -162,8 +162,8 @@ impl PickedAddress {
     }
 }
 
-/// What the user settled at a step.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// What the user settled at a step, stored tagged by its step (`{"step": "domains", ...}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 pub enum Settled {
     /// The sending source.
@@ -187,50 +187,6 @@ pub enum Settled {
         /// The addresses.
         addresses: Vec<PickedAddress>,
     },
-}
-
-/// Reads the stored form (`{"step": "domains", ...}`, the derived `Serialize`) by its tag, then
-/// the variant's members from the same object, rather than through serde's internally tagged
-/// enums, which buffer the document in serde's private `Content` form: a second decoding path
-/// compiled into the Worker for the few documents that used it (see `json.rs`).
-impl<'de> Deserialize<'de> for Settled {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        use serde::de::Error as _;
-        #[derive(Deserialize)]
-        struct Source {
-            source: OrderKind,
-        }
-        #[derive(Deserialize)]
-        struct Domains {
-            source: OrderKind,
-            domains: Vec<PickedDomain>,
-        }
-        #[derive(Deserialize)]
-        struct Email {
-            first_name: String,
-            last_name: String,
-            addresses: Vec<PickedAddress>,
-        }
-        const STEPS: &[&str] = &["source", "domains", "email"];
-        let value = serde_json::Value::deserialize(deserializer)?;
-        let step = match value.get("step") {
-            Some(serde_json::Value::String(step)) => step.clone(),
-            Some(_) => return Err(D::Error::custom("step is not a string")),
-            None => return Err(D::Error::missing_field("step")),
-        };
-        let read = match step.as_str() {
-            "source" => crate::json::from_value(value).map(|s: Source| Settled::Source { source: s.source }),
-            "domains" => crate::json::from_value(value)
-                .map(|d: Domains| Settled::Domains { source: d.source, domains: d.domains }),
-            "email" => crate::json::from_value(value).map(|e: Email| Settled::Email {
-                first_name: e.first_name,
-                last_name: e.last_name,
-                addresses: e.addresses,
-            }),
-            other => return Err(D::Error::unknown_variant(other, STEPS)),
-        };
-        read.map_err(D::Error::custom)
-    }
 }
 
 /// A settled choice as stored.

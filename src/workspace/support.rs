@@ -173,7 +173,7 @@ fn load(db: &dyn Db, id: &str) -> Result<Option<Row>, StoreError> {
 /// The JSON body the webhook receives. `text` makes chat webhooks (Slack, Discord-style) show it
 /// as is; the other fields are for ticketing systems.
 fn payload(row: &Row, workspace: &str) -> Value {
-    let context: Value = crate::json::parse(&row.context).unwrap_or(Value::Null);
+    let context: Value = serde_json::from_str(&row.context).unwrap_or(Value::Null);
     json!({
         "type": "support.request",
         "id": row.id,
