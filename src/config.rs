@@ -269,9 +269,11 @@ impl Config {
     // (the Worker's environment and the start-up rehearsal): about 5 KB of wasm each.
     fn read(lookup: &dyn Fn(&str) -> Option<String>) -> Result<Config, ConfigError> {
         let raw_url = lookup("PUBLIC_URL").ok_or(ConfigError::Missing("PUBLIC_URL"))?;
-        let public_url = normalize_origin(&raw_url).ok_or_else(|| {
-            invalid("PUBLIC_URL", "expected an http(s) origin such as https://api.vibesell.it")
-        })?;
+        // The issuer (RFC 8414 §2): an origin the WHATWG parser reads as written.
+        let public_url =
+            normalize_origin(&raw_url).filter(|o| crate::urls::read(o).is_ok()).ok_or_else(|| {
+                invalid("PUBLIC_URL", "expected an http(s) origin such as https://api.vibesell.it")
+            })?;
         // The MCP authorization spec (Communication Security) requires every authorization
         // server endpoint to be served over HTTPS, and OAuth 2.1 §1.5 allows plain http only on
         // loopback, for development. Every endpoint and the issuer derive from PUBLIC_URL.
@@ -480,10 +482,16 @@ fn parse_oidc(
     let nonempty = |name: &str| lookup(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
     let Some(raw_issuer) = nonempty("OIDC_ISSUER") else { return Ok(None) };
     let issuer = raw_issuer.trim_end_matches('/').to_owned();
-    let parsed = crate::uri::Url::parse(&issuer).ok_or_else(|| invalid("OIDC_ISSUER", "not a URL"))?;
-    let secure =
-        parsed.scheme == "https" || (parsed.scheme == "http" && loopback && parsed.host.is_loopback());
-    if !secure || parsed.query.is_some() || parsed.fragment.is_some() || parsed.has_userinfo {
+    let parsed = match crate::urls::read(&issuer) {
+        Ok(url) => url,
+        Err(crate::urls::Misread::Userinfo) => {
+            return Err(invalid("OIDC_ISSUER", "expected an https URL without query or fragment"));
+        }
+        Err(_) => return Err(invalid("OIDC_ISSUER", "not a URL")),
+    };
+    let secure = parsed.scheme() == "https"
+        || (parsed.scheme() == "http" && loopback && crate::urls::is_loopback(parsed.host()));
+    if !secure || parsed.query().is_some() || parsed.fragment().is_some() {
         return Err(invalid("OIDC_ISSUER", "expected an https URL without query or fragment"));
     }
     let client_id = nonempty("OIDC_CLIENT_ID").ok_or(ConfigError::Missing("OIDC_CLIENT_ID"))?;
@@ -657,6 +665,10 @@ mod tests {
         assert_eq!(config(&[("JWT_SIGNING_KEYS", KEY)]).unwrap_err(), ConfigError::Missing("PUBLIC_URL"));
         assert!(config(&[("PUBLIC_URL", "ftp://x"), ("JWT_SIGNING_KEYS", KEY)]).is_err());
         assert!(config(&[("PUBLIC_URL", "https://x/path"), ("JWT_SIGNING_KEYS", KEY)]).is_err());
+        // The issuer must be an origin browsers read as written.
+        for origin in ["http://127.1:8787", "https://api.vibesell%2eit", "https://a..b", "https://x:"] {
+            assert!(config(&[("PUBLIC_URL", origin), ("JWT_SIGNING_KEYS", KEY)]).is_err(), "{origin}");
+        }
         // Plain http only on loopback (MCP authorization: HTTPS for every endpoint).
         let prod = "k2026:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAE";
         for origin in ["http://api.vibesell.it", "HTTP://10.0.0.8:8787", "http://127.0.0.1.example.com"] {
@@ -803,6 +815,15 @@ mod tests {
             ])
         };
         assert!(remote("https://accounts.google.com").is_ok());
+        for bad in [
+            "https://u@accounts.google.com",
+            "https://accounts.google.com/x/../y",
+            "https://accounts.google.com?x",
+            "https://0x7f.1",
+            "https://accounts.google.com\\x",
+        ] {
+            assert!(remote(bad).is_err(), "{bad}");
+        }
         assert!(remote("http://127.0.0.1:9000").is_err(), "plain http only on a loopback deployment");
         let c =
             with(&[("OAUTH_RATE_LIMITS", "register=2/60, token=5/10, token_ip=7/10, revoke=3/60")]).unwrap();

@@ -1,63 +1,29 @@
 //! `application/x-www-form-urlencoded` (WHATWG URL §5): the body format of Stripe's API
-//! requests and of the Worker's own HTML forms.
+//! requests, of the OAuth endpoints and of the Worker's own HTML forms, read and written by the
+//! url crate's `form_urlencoded`.
 
 /// Percent-encodes one name or value: letters, digits and `*-._` stay, space becomes `+`,
 /// everything else is `%XX` of its UTF-8 bytes.
 pub fn encode_component(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'*' | b'-' | b'.' | b'_' => out.push(b as char),
-            b' ' => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
+    form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 /// Encodes pairs in order: `a=1&b%5Bc%5D=2`.
 pub fn encode(pairs: &[(&str, &str)]) -> String {
-    pairs
-        .iter()
-        .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
-        .collect::<Vec<_>>()
-        .join("&")
+    form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish()
 }
 
 /// Decodes one name or value: `+` is a space, `%XX` a byte (a `%` not followed by two hex
 /// digits stays as it is), and bytes that are not UTF-8 become U+FFFD.
 pub fn decode_component(s: &[u8]) -> String {
-    let hex = |b: Option<&u8>| b.and_then(|b| char::from(*b).to_digit(16));
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while let Some(&b) = s.get(i) {
-        i += 1;
-        match b {
-            b'+' => out.push(b' '),
-            b'%' => match (hex(s.get(i)), hex(s.get(i + 1))) {
-                (Some(hi), Some(lo)) => {
-                    // Two hex digits make at most 255.
-                    out.push((hi * 16 + lo) as u8);
-                    i += 2;
-                }
-                _ => out.push(b'%'),
-            },
-            b => out.push(b),
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    let plus_as_space: Vec<u8> = s.iter().map(|&b| if b == b'+' { b' ' } else { b }).collect();
+    percent_encoding::percent_decode(&plus_as_space).decode_utf8_lossy().into_owned()
 }
 
 /// Decodes a body or query string into pairs, in order (repeated names kept, empty pieces
 /// between `&`s skipped).
 pub fn parse(body: &[u8]) -> Vec<(String, String)> {
-    body.split(|b| *b == b'&')
-        .filter(|p| !p.is_empty())
-        .map(|p| match p.iter().position(|b| *b == b'=') {
-            Some(i) => (decode_component(&p[..i]), decode_component(&p[i + 1..])),
-            None => (decode_component(p), String::new()),
-        })
-        .collect()
+    form_urlencoded::parse(body).into_owned().collect()
 }
 
 /// The first value of `name` in decoded pairs.

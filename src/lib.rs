@@ -33,7 +33,7 @@ pub mod sending;
 pub mod store;
 pub mod tools;
 pub mod unsubscribe_http;
-pub mod uri;
+pub mod urls;
 pub mod webapp;
 pub mod workspace;
 

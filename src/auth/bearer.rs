@@ -89,7 +89,7 @@ pub fn authenticate(
     query: Option<&str>,
     now_ms: i64,
 ) -> Result<Principal, AuthError> {
-    if query.is_some_and(|q| q.split('&').any(|pair| pair.split('=').next() == Some("access_token"))) {
+    if query.is_some_and(|q| form_urlencoded::parse(q.as_bytes()).any(|(name, _)| name == "access_token")) {
         return Err(AuthError::Malformed("Send the access token in the Authorization header, not the URL."));
     }
     let header = match authorization {

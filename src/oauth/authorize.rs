@@ -23,7 +23,7 @@ use crate::auth::ScopeSet;
 use crate::config::Config;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
-use crate::uri::Url;
+use crate::urls;
 
 /// Longest `state` echoed back.
 const MAX_STATE_BYTES: usize = 1024;
@@ -70,12 +70,12 @@ pub fn pending_location(handle: &str) -> (String, String) {
 /// the bare origin (some clients send `https://host/`), since this server has one resource.
 pub fn resource_ok(config: &Config, presented: &str) -> bool {
     let resource = config.resource();
-    let (Some(ours), Some(theirs)) = (Url::parse(&resource), Url::parse(presented)) else { return false };
-    if theirs.query.is_some() || theirs.fragment.is_some() || theirs.has_userinfo {
+    let (Ok(ours), Ok(theirs)) = (urls::read(&resource), urls::read(presented)) else { return false };
+    if theirs.query().is_some() || theirs.fragment().is_some() {
         return false;
     }
-    let path = theirs.path.strip_suffix('/').unwrap_or(theirs.path);
-    ours.origin() == theirs.origin() && (path.is_empty() || path == ours.path)
+    let path = theirs.path().strip_suffix('/').unwrap_or(theirs.path());
+    ours.origin() == theirs.origin() && (path.is_empty() || path == ours.path())
 }
 
 /// Reads `resource` (at most one: this server hosts one resource).
@@ -154,7 +154,10 @@ pub fn error_to_client(
 ) -> HttpResponse {
     trace.outcome = "oauth_error";
     trace.detail = Some(error.log.clone().unwrap_or_else(|| error.code.as_str().to_owned()));
-    let location = redirect::with_params(redirect_uri, &error.redirect_params(state, config.issuer()));
+    let Some(location) = redirect::with_params(redirect_uri, &error.redirect_params(state, config.issuer()))
+    else {
+        return pages::error(400, error.code.as_str(), "This request cannot continue", &error.description);
+    };
     if trusted {
         pages::redirect(&location)
     } else {
@@ -413,6 +416,12 @@ mod tests {
             "http://127.0.0.1:8787/v1/mcp#f",
             "http://127.0.0.1:8787/v1/mcp//",
             "http://evil.example/v1/mcp",
+            "http://u@127.0.0.1:8787/v1/mcp",
+            "http://127.1:8787/v1/mcp",
+            "http://127.0.0.1:8787/v1/x/../mcp",
+            "http://127.0.0.1:8787/v1/%6Dcp",
+            "http://127.0.0.1:08787/v1/mcp",
+            "http://127.0.0.1:8787\\v1\\mcp",
             "mcp",
         ] {
             assert!(!resource_ok(&config, bad), "{bad}");

@@ -29,7 +29,7 @@ use crate::config::Config;
 use crate::ids;
 use crate::kv::{Kv, MIN_TTL_SECS};
 use crate::outbound::{Outbound, OutboundRequest};
-use crate::uri::{Host, Url};
+use crate::urls::{self, Host, Misread};
 
 /// Largest metadata document accepted.
 pub const MAX_DOCUMENT_BYTES: usize = 5 * 1024;
@@ -50,30 +50,35 @@ pub fn check_url(client_id: &str, config: &Config) -> Result<(), OAuthError> {
     if client_id.len() > MAX_URL_BYTES || client_id.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err(refused("the client id is not a usable URL"));
     }
-    let url = Url::parse(client_id).ok_or_else(|| refused("the client id is not a URL"))?;
-    if url.scheme != "https" {
+    let url = urls::read(client_id).map_err(|why| match why {
+        Misread::Userinfo => refused("the client id must not have user information or a fragment"),
+        _ => refused("the client id is not a URL"),
+    })?;
+    if url.scheme() != "https" {
         return Err(refused("the client id must be an https URL"));
     }
-    if url.has_userinfo || url.fragment.is_some() {
+    if url.fragment().is_some() {
         return Err(refused("the client id must not have user information or a fragment"));
     }
-    if url.port.is_some() {
+    if url.port().is_some() {
         return Err(refused("the client id must use the default https port"));
     }
-    // `Url` refuses `.` and `..` segments.
-    if url.path == "/" {
+    // `urls::read` refuses `.` and `..` segments.
+    if url.path() == "/" {
         return Err(refused("the client id must have a path"));
     }
-    let host = match url.host {
-        Host::Domain(d) => d.trim_end_matches('.').to_owned(),
-        Host::Ipv4(_) | Host::Ipv6(_) => {
+    // Any IP literal is refused, not only a private one: a public client has a name (and
+    // `urls::read` has refused the other spellings of an address, `0x7f.1` or `2130706433`).
+    let host = match url.host() {
+        Some(Host::Domain(d)) => d.trim_end_matches('.').to_owned(),
+        Some(Host::Ipv4(_) | Host::Ipv6(_)) | None => {
             return Err(refused("the client id must name a host, not an address"));
         }
     };
     let private_suffix = [".localhost", ".local", ".internal", ".home.arpa", ".lan", ".intranet", ".corp"]
         .iter()
         .any(|s| host.ends_with(s));
-    let own_host = Url::parse(config.issuer()).map(|u| u.host_str);
+    let own_host = urls::Url::parse(config.issuer()).ok().and_then(|u| u.host_str().map(str::to_owned));
     if host == "localhost"
         || !host.contains('.')
         || private_suffix
@@ -225,6 +230,31 @@ mod tests {
             "https://claude.ai/x#f",
             "https://claude.ai/a/../x",
             "https://127.0.0.1:8787/x",
+            // Other spellings of private addresses, which the WHATWG parser (and so the fetch)
+            // reads as addresses.
+            "https://127.1/x",
+            "https://0x7f.1/x",
+            "https://0x7f000001/x",
+            "https://3232235521/x",
+            "https://0251.0376.0251.0376/latest/meta-data",
+            "https://169.254.169.254./latest/meta-data",
+            "https://[::ffff:127.0.0.1]/x",
+            "https://[::ffff:a9fe:a9fe]/x",
+            "https://[0:0:0:0:0:0:0:1]/x",
+            "https://[fe80::1]/x",
+            "https://localhost./x",
+            "https://LOCALHOST/x",
+            "https://metadata.google.internal./x",
+            "https://a..b/x",
+            "https://cl%61ude.ai/x",
+            // Another host behind userinfo or a backslash, other schemes, control characters.
+            "https://claude.ai@127.0.0.1/x",
+            "https://claude.ai:443@evil.example/x",
+            "https://claude.ai\\@127.0.0.1/x",
+            "ftp://claude.ai/x",
+            "https:claude.ai/x",
+            "https://claude.ai/x\r\n",
+            "https://claude.ai/%2e%2e/x",
         ] {
             assert_eq!(check_url(bad, &config).unwrap_err().code.as_str(), "invalid_client", "{bad}");
         }

@@ -217,7 +217,7 @@ fn text_field(doc: &Map<String, Value>, name: &str, max_chars: usize) -> Result<
 
 fn https_field(doc: &Map<String, Value>, name: &str) -> Result<Option<String>, OAuthError> {
     let Some(s) = text_field(doc, name, redirect::MAX_URI_BYTES)? else { return Ok(None) };
-    let ok = crate::uri::Url::parse(&s).is_some_and(|u| u.scheme == "https" && !u.has_userinfo);
+    let ok = crate::urls::read(&s).is_ok_and(|u| u.scheme() == "https");
     if !ok {
         return Err(invalid(format!("{name} must be an https URL.")));
     }

@@ -372,7 +372,13 @@ async fn grant(
                 params.push(("state", state.clone()));
             }
             params.push(("iss", config.issuer().to_owned()));
-            pages::redirect(&redirect::with_params(&pending.redirect_uri, &params))
+            match redirect::with_params(&pending.redirect_uri, &params) {
+                Some(location) => pages::redirect(&location),
+                None => to_client(
+                    OAuthError::new(ErrorCode::ServerError, "Try again.").logged("redirect URI is not a URL"),
+                    trace,
+                ),
+            }
         }
         Ok(other) => to_client(
             OAuthError::new(ErrorCode::ServerError, "Try again.")

@@ -61,6 +61,11 @@ mod tests {
         assert_eq!(f.get("b").unwrap(), None, "an empty value is absent");
         assert_eq!(f.get("c").unwrap(), Some("x y"));
         assert!(f.get("d").is_err());
+        // RFC 6749 §3.1: a parameter given twice is refused, however its name is encoded.
+        let f = Form::parse(b"code=a&c%6Fde=b&grant_type=x&grant+type=y&redirect_uri=z");
+        assert!(f.get("code").is_err());
+        assert_eq!(f.get("grant_type").unwrap(), Some("x"), "a space is not an underscore");
+        assert_eq!(f.get("redirect_uri").unwrap(), Some("z"));
         assert!(f.require("z").is_err());
         assert!(is_form_content_type(Some("application/x-www-form-urlencoded; charset=UTF-8")));
         assert!(!is_form_content_type(Some("application/json, application/x-www-form-urlencoded")));

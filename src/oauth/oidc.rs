@@ -30,7 +30,7 @@ use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::outbound::{Outbound, OutboundRequest};
 use crate::tools::registry::LocalBoxFuture;
-use crate::uri::Url;
+use crate::urls;
 
 const FETCH_TIMEOUT_MS: u32 = 5_000;
 const MAX_DOCUMENT_BYTES: usize = 64 * 1024;
@@ -90,8 +90,8 @@ pub struct IdClaims {
 }
 
 fn secure_url(raw: &str, config: &Config) -> bool {
-    Url::parse(raw).is_some_and(|u| {
-        u.scheme == "https" || (u.scheme == "http" && config.is_local() && u.host.is_loopback())
+    urls::read(raw).is_ok_and(|u| {
+        u.scheme() == "https" || (u.scheme() == "http" && config.is_local() && urls::is_loopback(u.host()))
     })
 }
 
@@ -277,7 +277,8 @@ pub async fn verify_id_token(
 
 /// The VibeSell subject of a provider's user.
 pub fn subject_for(provider: &OidcProvider, sub: &str) -> String {
-    let host = Url::parse(&provider.issuer).map(|u| u.host_str).unwrap_or_default();
+    let url = urls::Url::parse(&provider.issuer).ok();
+    let host = url.as_ref().and_then(urls::Url::host_str).unwrap_or_default();
     format!("oidc:{host}:{sub}")
 }
 
@@ -360,8 +361,7 @@ pub async fn start(
             return failed(trace, 503, "unavailable", "Try again in a moment.", detail);
         }
     }
-    // `discover` has read the endpoint as an https URL (`secure_url`).
-    let to = crate::uri::with_query(
+    let to = urls::with_query(
         &meta.authorization_endpoint,
         &[
             ("response_type", "code"),
@@ -374,6 +374,11 @@ pub async fn start(
             ("code_challenge_method", "S256"),
         ],
     );
+    // `discover` has read the endpoint as an https URL (`secure_url`), so it always is one.
+    let Some(to) = to else {
+        let detail = format!("authorization endpoint {} is not a URL", meta.authorization_endpoint);
+        return failed(trace, 502, "provider_unavailable", "The sign-in provider is misconfigured.", detail);
+    };
     trace.outcome = "ok";
     pages::redirect(&to).with("set-cookie", browser.cookie())
 }

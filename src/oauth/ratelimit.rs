@@ -13,7 +13,7 @@
 //! A storage failure lets the request through and is logged: rate limiting must not become an
 //! outage.
 
-use crate::uri::Host;
+use std::net::IpAddr;
 
 use super::AuthObjects;
 use super::error::OAuthError;
@@ -27,18 +27,18 @@ use crate::tools::registry::LocalBoxFuture;
 /// forgeable there), reduced to its /64 for IPv6.
 pub fn client_address(req: &HttpRequest) -> String {
     let Some(raw) = req.header("cf-connecting-ip").map(str::trim) else { return "unknown".into() };
-    // Read by the URL module's host parser, which the OAuth checks have anyway, rather than by
-    // `IpAddr`'s, which the Worker would carry for this one header (wasm size).
-    let host = if raw.contains(':') { Host::parse(&format!("[{raw}]")) } else { Host::parse(raw) };
-    match host {
-        Some(Host::Ipv4([a, b, c, d])) => format!("{a}.{b}.{c}.{d}"),
+    match raw.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) => ip.to_string(),
         // An IPv4-mapped address (RFC 4291 §2.5.5.2) is that IPv4 client, not one /64 that every
         // such client would share.
-        Some(Host::Ipv6([0, 0, 0, 0, 0, 0xffff, hi, lo])) => {
-            format!("{}.{}.{}.{}", hi >> 8, hi & 0xff, lo >> 8, lo & 0xff)
-        }
-        Some(Host::Ipv6(s)) => format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3]),
-        Some(Host::Domain(_)) | None => "unknown".into(),
+        Ok(IpAddr::V6(ip)) => match ip.to_ipv4_mapped() {
+            Some(v4) => v4.to_string(),
+            None => {
+                let s = ip.segments();
+                format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+            }
+        },
+        Err(_) => "unknown".into(),
     }
 }
 
