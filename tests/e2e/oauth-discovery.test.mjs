@@ -122,6 +122,27 @@ test("bad registrations get the exact RFC 7591 error", async () => {
   }
 });
 
+test("redirect URIs that browsers would read otherwise than written are refused at registration (RFC 9700 §4.1.3)", async () => {
+  for (const redirect of [
+    "https://claude.ai@evil.example/api/mcp/auth_callback",
+    "https://evil.example\\@claude.ai/api/mcp/auth_callback",
+    "https://cl%61ude.ai/api/mcp/auth_callback",
+    "https://claude.ai/api/mcp/evil/%2e%2e/auth_callback",
+    "https:claude.ai/api/mcp/auth_callback",
+    "http://127.1/callback",
+    "http://0x7f.0.0.1/callback",
+    "http://[::ffff:127.0.0.1]/callback",
+    "https://cl\u0430ude.ai/api/mcp/auth_callback",
+    "https://claude.ai/api/mcp/auth_callback\r\nSet-Cookie: x=y",
+    "data:text/html,<script>alert(1)</script>",
+    `https://claude.ai/${"a".repeat(600)}`,
+  ]) {
+    const r = await register(publicClient(redirect), { "cf-connecting-ip": "198.51.100.41" });
+    assert.equal(r.status, 400, redirect);
+    assert.equal((await r.json()).error, "invalid_redirect_uri", redirect);
+  }
+});
+
 test("new registrations are rate limited per address; repeats are free", async () => {
   const ip = { "cf-connecting-ip": "198.51.100.77" };
   for (let i = 0; i < 3; i++) assert.equal((await register(publicClient(`http://127.0.0.1/rl${i}`), ip)).status, 201);

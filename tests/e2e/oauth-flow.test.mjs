@@ -232,6 +232,36 @@ test("authorize errors: bad clients and redirect URIs stay on our page; the rest
   }
 });
 
+test("authorize: a redirect URI that differs from the registered one in any way stays on our page (RFC 9700 §4.1.3)", async () => {
+  const registered = "https://app.example.com/api/mcp/auth_callback";
+  const app = await registerClient(worker, [registered], { client_name: "Exact" });
+  const { challenge } = pkce();
+  const browser = new Browser(worker.url);
+  for (const redirect of [
+    "https://app.example.com/api/mcp/auth_callback/",
+    "https://APP.example.com/api/mcp/auth_callback",
+    "https://app.example.com:443/api/mcp/auth_callback",
+    "https://app.example.com./api/mcp/auth_callback",
+    "https://app.example.com/api/mcp/auth_callback?next=https://evil.example",
+    "https://app.example.com/api/mcp/auth_callback#x",
+    "https://app.example.com/api/mcp/%61uth_callback",
+    "https://app.example.com/api/mcp/x/../auth_callback",
+    "https://app.example.com@evil.example/api/mcp/auth_callback",
+    "https://evil.example\\@app.example.com/api/mcp/auth_callback",
+    "https://app.example.com.evil.example/api/mcp/auth_callback",
+    "http://app.example.com/api/mcp/auth_callback",
+  ]) {
+    const r = await browser.get(authorizeUrl(worker, { clientId: app.client_id, redirectUri: redirect, challenge }));
+    assert.equal(r.status, 400, redirect);
+    assert.equal(r.location, null, redirect);
+    assert.equal(dataError(r.text), "invalid_redirect_uri", redirect);
+  }
+  // The registered string itself goes on to sign-in.
+  const ok = await browser.get(authorizeUrl(worker, { clientId: app.client_id, redirectUri: registered, challenge }));
+  assert.equal(ok.status, 303);
+  assert.ok(!ok.location.startsWith(registered));
+});
+
 test("token endpoint errors are RFC 6749 §5.2 JSON, no-store", async () => {
   const unknown = await tokenRequest(worker, { grant_type: "authorization_code", client_id: "vsc_ffffffffffffffffffffffffffffffff", code: "x", code_verifier: "y" });
   assert.equal(unknown.status, 401);

@@ -196,7 +196,20 @@ test("a metadata document on a private address is refused before anything is fet
   const worker = await startWorker();
   try {
     const browser = new Browser(worker.url);
-    for (const id of ["https://127.0.0.1/oauth/metadata.json", "https://localhost/x", "https://10.0.0.8/x", "http://client.vibesell.test/x"]) {
+    for (const id of [
+      "https://127.0.0.1/oauth/metadata.json",
+      "https://localhost/x",
+      "https://10.0.0.8/x",
+      "http://client.vibesell.test/x",
+      // Other spellings of private addresses, read as addresses by the WHATWG parser and so by fetch.
+      "https://127.1/x",
+      "https://0x7f.1/x",
+      "https://2130706433/x",
+      "https://[::ffff:127.0.0.1]/x",
+      "https://169.254.169.254/latest/meta-data",
+      "https://localhost./x",
+      "https://client.vibesell.test@127.0.0.1/x",
+    ]) {
       const u = new URL(`${worker.url}/v1/oauth/authorize`);
       u.searchParams.set("client_id", id);
       u.searchParams.set("redirect_uri", "http://127.0.0.1/callback");
