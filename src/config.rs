@@ -482,13 +482,7 @@ fn parse_oidc(
     let nonempty = |name: &str| lookup(name).map(|v| v.trim().to_owned()).filter(|v| !v.is_empty());
     let Some(raw_issuer) = nonempty("OIDC_ISSUER") else { return Ok(None) };
     let issuer = raw_issuer.trim_end_matches('/').to_owned();
-    let parsed = match crate::urls::read(&issuer) {
-        Ok(url) => url,
-        Err(crate::urls::Misread::Userinfo) => {
-            return Err(invalid("OIDC_ISSUER", "expected an https URL without query or fragment"));
-        }
-        Err(_) => return Err(invalid("OIDC_ISSUER", "not a URL")),
-    };
+    let parsed = crate::urls::read(&issuer).map_err(|why| invalid("OIDC_ISSUER", &why.to_string()))?;
     let secure = parsed.scheme() == "https"
         || (parsed.scheme() == "http" && loopback && crate::urls::is_loopback(parsed.host()));
     if !secure || parsed.query().is_some() || parsed.fragment().is_some() {

@@ -20,7 +20,7 @@ pub enum Misread {
     /// Not an absolute `http(s)://host…` URL in printable ASCII, or one with characters that
     /// browsers percent-encode or read as a separator (WHATWG URL §4.4: the path, special-query
     /// and userinfo percent-encode sets; `\` is a slash in special URLs).
-    #[error("not an absolute URL in printable ASCII naming a host")]
+    #[error("the URL is not an absolute http(s) URL in printable ASCII naming a host")]
     NotAUrl,
     /// A `user:password@` part, even an empty one, which browsers drop or show instead of the
     /// host (`https://good.example@evil.example/`).

@@ -29,7 +29,7 @@ use crate::config::Config;
 use crate::ids;
 use crate::kv::{Kv, MIN_TTL_SECS};
 use crate::outbound::{Outbound, OutboundRequest};
-use crate::urls::{self, Host, Misread};
+use crate::urls::{self, Host};
 
 /// Largest metadata document accepted.
 pub const MAX_DOCUMENT_BYTES: usize = 5 * 1024;
@@ -50,15 +50,12 @@ pub fn check_url(client_id: &str, config: &Config) -> Result<(), OAuthError> {
     if client_id.len() > MAX_URL_BYTES || client_id.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err(refused("the client id is not a usable URL"));
     }
-    let url = urls::read(client_id).map_err(|why| match why {
-        Misread::Userinfo => refused("the client id must not have user information or a fragment"),
-        _ => refused("the client id is not a URL"),
-    })?;
+    let url = urls::read(client_id).map_err(refused)?;
     if url.scheme() != "https" {
         return Err(refused("the client id must be an https URL"));
     }
     if url.fragment().is_some() {
-        return Err(refused("the client id must not have user information or a fragment"));
+        return Err(refused("the client id must not have a fragment"));
     }
     if url.port().is_some() {
         return Err(refused("the client id must use the default https port"));
