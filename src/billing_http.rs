@@ -4,10 +4,11 @@
 //! user back to (`GET /billing/return`). Each reaches the right workspace's Durable Object
 //! through `Platform::workspaces()`.
 
+use maud::{DOCTYPE, Markup, html};
+
 use crate::config::{Config, ProviderMode};
 use crate::dates::utc_minute;
 use crate::form;
-use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform, error_response};
 use crate::mcp::Trace;
 use crate::plans::Money;
@@ -102,14 +103,20 @@ width:100%;padding:.7rem;border:0;border-radius:8px;background:#3b5bdb;color:#ff
 button.danger{background:#c92a2a}table{width:100%;border-collapse:collapse}td{padding:.3rem 0;border-bottom:1px solid #eee}";
 
 /// A full page with the headers every HTML page of the Worker carries.
-pub fn page(status: u16, title: &str, body: &str) -> HttpResponse {
-    let html = format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" \
-         content=\"width=device-width,initial-scale=1\"><title>{}</title><style>{STYLE}</style></head>\
-         <body><main>{body}</main></body></html>",
-        escape(title)
-    );
-    HttpResponse::new(status, "text/html; charset=utf-8", html)
+pub fn page(status: u16, title: &str, body: Markup) -> HttpResponse {
+    let html = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width,initial-scale=1";
+                title { (title) }
+                (crate::html::style(STYLE))
+            }
+            body { main { (body) } }
+        }
+    };
+    HttpResponse::new(status, "text/html; charset=utf-8", html.into_string())
         .with(
             "content-security-policy",
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
@@ -135,16 +142,21 @@ pub fn return_page(req: &HttpRequest) -> HttpResponse {
     page(
         200,
         title,
-        &format!(
-            "<h1>{}</h1><p>{}</p><p class=\"muted\">You can close this tab and go back to your conversation.</p>",
-            escape(title),
-            escape(text)
-        ),
+        html! {
+            h1 { (title) }
+            p { (text) }
+            p class="muted" { "You can close this tab and go back to your conversation." }
+        },
     )
 }
 
-fn sandbox_badge() -> &'static str {
-    "<div class=\"badge\">VibeSell sandbox: a simulation of Stripe, no real money</div>"
+/// The sandbox pages' heading: what was done, under the sandbox badge.
+fn sandbox_page_body(heading: &str, rest: Markup) -> Markup {
+    html! {
+        div class="badge" { "VibeSell sandbox: a simulation of Stripe, no real money" }
+        h1 { (heading) }
+        (rest)
+    }
 }
 
 /// `/sandbox/{checkout|portal}/{ws}/{session}`: the sandbox provider's pages (sandbox mode only).
@@ -201,7 +213,7 @@ pub async fn sandbox_page(
             return page(
                 500,
                 "Something went wrong",
-                "<h1>Something went wrong</h1><p>Nothing was charged. Try again.</p>",
+                html! { h1 { "Something went wrong" } p { "Nothing was charged. Try again." } },
             );
         }
     };
@@ -217,10 +229,12 @@ pub async fn sandbox_page(
             page(
                 200,
                 "Payment received",
-                &format!(
-                    "{}<h1>Payment received</h1><p class=\"ok\">Your VibeSell plan is updated.</p>\
-                     <p class=\"muted\">You can close this tab and go back to your conversation.</p>",
-                    sandbox_badge()
+                sandbox_page_body(
+                    "Payment received",
+                    html! {
+                        p class="ok" { "Your VibeSell plan is updated." }
+                        p class="muted" { "You can close this tab and go back to your conversation." }
+                    },
                 ),
             )
         }
@@ -239,34 +253,26 @@ pub async fn sandbox_page(
                 _ => not_found(trace),
             }
         }
-        OpReply::SandboxPaid { outcome: Paid::Closed { reason } } => page(
-            409,
-            "Checkout closed",
-            &format!("{}<h1>Checkout closed</h1><p>{}</p>", sandbox_badge(), escape(&reason)),
-        ),
-        OpReply::SandboxCanceled { canceled: true, to: Some(plan) } => page(
-            200,
-            "Billing portal",
-            &format!(
-                "{}<h1>Billing portal</h1><p class=\"ok\">Your plan is now {}, from today.</p><p class=\"muted\">You \
-                 can close this tab.</p>",
-                sandbox_badge(),
-                escape(&plan)
-            ),
-        ),
-        OpReply::SandboxCanceled { canceled, .. } => page(
-            200,
-            "Billing portal",
-            &format!(
-                "{}<h1>Billing portal</h1><p class=\"ok\">{}</p><p class=\"muted\">You can close this tab.</p>",
-                sandbox_badge(),
-                if canceled {
-                    "Your subscription is canceled. The workspace is back on the free plan."
-                } else {
-                    "There was no active subscription to cancel."
+        OpReply::SandboxPaid { outcome: Paid::Closed { reason } } => {
+            page(409, "Checkout closed", sandbox_page_body("Checkout closed", html! { p { (reason) } }))
+        }
+        OpReply::SandboxCanceled { canceled, to } => {
+            let done = match (canceled, to) {
+                (true, Some(plan)) => format!("Your plan is now {plan}, from today."),
+                (true, None) => {
+                    "Your subscription is canceled. The workspace is back on the free plan.".into()
                 }
-            ),
-        ),
+                (false, _) => "There was no active subscription to cancel.".into(),
+            };
+            page(
+                200,
+                "Billing portal",
+                sandbox_page_body(
+                    "Billing portal",
+                    html! { p class="ok" { (done) } p class="muted" { "You can close this tab." } },
+                ),
+            )
+        }
         _ => not_found(trace),
     }
 }
@@ -274,41 +280,40 @@ pub async fn sandbox_page(
 fn checkout_page(config: &Config, s: &PageSession, current_plan: &str, error: Option<&str>) -> HttpResponse {
     let plans = &config.plans;
     let Some(plan) = s.plan.as_deref().and_then(|p| plans.find(p)) else {
-        return page(404, "Checkout", "<h1>This plan is no longer offered.</h1>");
+        return page(404, "Checkout", html! { h1 { "This plan is no longer offered." } });
     };
     let price = plans.price(plan).display();
-    let mut body = format!(
-        "{}<h1>Subscribe to VibeSell {}</h1><div class=\"price\">{price}<span class=\"muted\">/month</span></div>\
-         <p class=\"muted\">{}</p>",
-        sandbox_badge(),
-        escape(&plan.name),
-        escape(&describe_limits(plan))
-    );
-    match s.status.as_str() {
-        "complete" => body.push_str("<p class=\"ok\">This checkout is paid.</p>"),
-        "expired" => body.push_str(&format!("<p class=\"error\">{CHECKOUT_EXPIRED}</p>")),
-        "replaced" => body.push_str(&format!("<p class=\"error\">{CHECKOUT_REPLACED}</p>")),
-        _ if current_plan == plan.id => {
-            body.push_str("<p class=\"ok\">The workspace is already on this plan.</p>")
-        }
-        _ => {
-            if let Some(error) = error {
-                body.push_str(&format!("<p class=\"error\">{}</p>", escape(error)));
+    let state = html! {
+        @match s.status.as_str() {
+            "complete" => p class="ok" { "This checkout is paid." },
+            "expired" => p class="error" { (CHECKOUT_EXPIRED) },
+            "replaced" => p class="error" { (CHECKOUT_REPLACED) },
+            _ if current_plan == plan.id => p class="ok" { "The workspace is already on this plan." },
+            _ => {
+                @if let Some(error) = error { p class="error" { (error) } }
+                form method="post" {
+                    label for="card" { "Card number (test cards only)" }
+                    input id="card" name="card" inputmode="numeric" autocomplete="off" value="4242 4242 4242 4242";
+                    button type="submit" { "Pay " (price) }
+                }
+                p class="muted" {
+                    "Test cards: " code { (group4(CARD_OK)) } " pays; " code { (group4(CARD_DECLINES_LATER)) }
+                    " pays now and declines later charges; " code { (group4(CARD_DECLINED)) }
+                    " is declined. The page expires at " (utc_minute(s.expires_at)) "."
+                }
             }
-            body.push_str(&format!(
-                "<form method=\"post\"><label for=\"card\">Card number (test cards only)</label>\
-                 <input id=\"card\" name=\"card\" inputmode=\"numeric\" autocomplete=\"off\" value=\"4242 4242 4242 4242\">\
-                 <button type=\"submit\">Pay {price}</button></form>\
-                 <p class=\"muted\">Test cards: <code>{}</code> pays; <code>{}</code> pays now and declines later charges; \
-                 <code>{}</code> is declined. The page expires at {}.</p>",
-                group4(CARD_OK),
-                group4(CARD_DECLINES_LATER),
-                group4(CARD_DECLINED),
-                utc_minute(s.expires_at)
-            ));
         }
-    }
-    page(200, "VibeSell checkout (sandbox)", &body)
+    };
+    let body = html! {
+        div class="price" { (price) span class="muted" { "/month" } }
+        p class="muted" { (describe_limits(plan)) }
+        (state)
+    };
+    page(
+        200,
+        "VibeSell checkout (sandbox)",
+        sandbox_page_body(&format!("Subscribe to VibeSell {}", plan.name), body),
+    )
 }
 
 fn group4(card: &str) -> String {
@@ -322,53 +327,46 @@ fn portal_page(
     invoices: &[crate::providers::billing::Invoice],
 ) -> HttpResponse {
     let plans = &config.plans;
-    let mut body = format!("{}<h1>Billing portal</h1>", sandbox_badge());
     if s.status == "expired" {
-        body.push_str("<p class=\"error\">This link has expired; ask for a new one.</p>");
-        return page(200, "Billing portal (sandbox)", &body);
+        let body = html! { p class="error" { "This link has expired; ask for a new one." } };
+        return page(200, "Billing portal (sandbox)", sandbox_page_body("Billing portal", body));
     }
     let plan_name = plans.find(current_plan).map_or(current_plan, |p| p.name.as_str());
-    body.push_str(&format!("<p>Plan: <strong>{}</strong></p>", escape(plan_name)));
-    if let Some(card) = &s.card_last4 {
-        body.push_str(&format!("<p>Card: •••• {}</p>", escape(card)));
-    }
-    match &s.subscription {
-        Some(sub) if sub.status == "active" => {
-            if let Some(end) = sub.period_end {
-                body.push_str(&format!("<p class=\"muted\">Renews on {}.</p>", utc_minute(end)));
-            }
-            // The lower paid plans, as a portal that allows downgrades offers them; a higher one
-            // is upgrade_plan's approval.
-            let price = plans.find(current_plan).map_or(0, |p| p.price_monthly);
-            for p in plans.plans.iter().filter(|p| p.price_monthly > 0 && p.price_monthly < price) {
-                body.push_str(&format!(
-                    "<form method=\"post\"><input type=\"hidden\" name=\"plan\" value=\"{}\"><button type=\"submit\">\
-                     Switch to {} ({}/month) now</button></form>",
-                    escape(&p.id),
-                    escape(&p.name),
-                    plans.price(p).display()
-                ));
-            }
-            body.push_str(
-                "<form method=\"post\"><button class=\"danger\" type=\"submit\">Cancel the subscription now</button></form>",
-            );
+    // The lower paid plans, as a portal that allows downgrades offers them; a higher one is
+    // upgrade_plan's approval.
+    let price = plans.find(current_plan).map_or(0, |p| p.price_monthly);
+    let lower = plans.plans.iter().filter(|p| p.price_monthly > 0 && p.price_monthly < price);
+    let body = html! {
+        p { "Plan: " strong { (plan_name) } }
+        @if let Some(card) = &s.card_last4 { p { "Card: •••• " (card) } }
+        @match &s.subscription {
+            Some(sub) if sub.status == "active" => {
+                @if let Some(end) = sub.period_end { p class="muted" { "Renews on " (utc_minute(end)) "." } }
+                @for p in lower {
+                    form method="post" {
+                        input type="hidden" name="plan" value=(p.id);
+                        button type="submit" { "Switch to " (p.name) " (" (plans.price(p).display()) "/month) now" }
+                    }
+                }
+                form method="post" { button class="danger" type="submit" { "Cancel the subscription now" } }
+            },
+            Some(sub) => p class="muted" { "Subscription " (sub.status) "." },
+            None => p class="muted" { "No subscription." },
         }
-        Some(sub) => body.push_str(&format!("<p class=\"muted\">Subscription {}.</p>", escape(&sub.status))),
-        None => body.push_str("<p class=\"muted\">No subscription.</p>"),
-    }
-    if !invoices.is_empty() {
-        body.push_str("<h2>Invoices</h2><table>");
-        for i in invoices {
-            body.push_str(&format!(
-                "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
-                utc_minute(i.created_at),
-                escape(&i.description),
-                Money::new(i.amount, &i.currency).display()
-            ));
+        @if !invoices.is_empty() {
+            h2 { "Invoices" }
+            table {
+                @for i in invoices {
+                    tr {
+                        td { (utc_minute(i.created_at)) }
+                        td { (i.description) }
+                        td { (Money::new(i.amount, &i.currency).display()) }
+                    }
+                }
+            }
         }
-        body.push_str("</table>");
-    }
-    page(200, "Billing portal (sandbox)", &body)
+    };
+    page(200, "Billing portal (sandbox)", sandbox_page_body("Billing portal", body))
 }
 
 #[cfg(test)]
@@ -376,12 +374,77 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_and_escaping() {
+    fn ids_and_card_groups() {
         assert!(is_workspace_id("ws_7774e68c50d0e5c3a9c03684"));
         assert!(!is_workspace_id("ws_7774E68C50D0E5C3A9C03684"));
         assert!(!is_workspace_id("ws_7774e68c50d0e5c3a9c0368"));
         assert!(!is_workspace_id("ws_../../etc/passwd000000"));
-        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(group4("4242424242424242"), "4242 4242 4242 4242");
+    }
+
+    #[test]
+    fn every_field_of_the_sandbox_pages_is_escaped() {
+        use crate::html::tests::{EVIL, assert_escaped};
+        use crate::providers::billing::{Invoice, Subscription};
+        let config = crate::testing::test_config();
+        let paid = config.plans.plans.iter().find(|p| p.price_monthly > 0).unwrap().id.clone();
+        let session = PageSession {
+            id: "cs_sandbox_1".into(),
+            plan: Some(paid.clone()),
+            status: "open".into(),
+            expires_at: 0,
+            subscription: None,
+            card_last4: None,
+        };
+        let body = |r: HttpResponse| String::from_utf8(r.body).unwrap();
+        assert_escaped(&body(checkout_page(&config, &session, "free", Some(EVIL))), "declined reason");
+        let mut renamed = config.clone();
+        renamed.plans.plans.iter_mut().for_each(|p| p.name = EVIL.into());
+        assert_escaped(&body(checkout_page(&renamed, &session, "free", None)), "plan name");
+
+        let subscription = Subscription {
+            id: "sub_1".into(),
+            customer: None,
+            status: "active".into(),
+            plan: Some(paid.clone()),
+            item: None,
+            period_start: None,
+            period_end: Some(0),
+            cancel_at_period_end: false,
+        };
+        let portal = PageSession { subscription: Some(subscription.clone()), ..session };
+        let invoice = Invoice {
+            id: "in_1".into(),
+            amount: 100,
+            currency: "usd".into(),
+            description: "Starter".into(),
+            created_at: 0,
+        };
+        let cases = [
+            ("current plan", portal.clone(), EVIL.to_owned(), invoice.clone()),
+            (
+                "card digits",
+                PageSession { card_last4: Some(EVIL.into()), ..portal.clone() },
+                paid.clone(),
+                invoice.clone(),
+            ),
+            (
+                "subscription status",
+                PageSession {
+                    subscription: Some(Subscription { status: EVIL.into(), ..subscription }),
+                    ..portal.clone()
+                },
+                paid.clone(),
+                invoice.clone(),
+            ),
+            ("invoice description", portal.clone(), paid, Invoice { description: EVIL.into(), ..invoice }),
+        ];
+        for (field, s, current, invoice) in cases {
+            assert_escaped(&body(portal_page(&config, &s, &current, &[invoice])), field);
+        }
+        let top = config.plans.plans.iter().max_by_key(|p| p.price_monthly).unwrap().id.clone();
+        let lower = body(portal_page(&renamed, &portal, &top, &[]));
+        assert!(lower.contains("Switch to"), "{lower}");
+        assert_escaped(&lower, "lower plan name");
     }
 }

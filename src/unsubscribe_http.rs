@@ -6,10 +6,11 @@
 //! The token is verified first (a MAC over the workspace and the address's hash, never the
 //! address); the workspace then suppresses the address and mirrors it to the sending platform.
 
+use maud::html;
+
 use crate::billing_http::page;
 use crate::compliance::{UNSUBSCRIBE_PATH, verify_unsubscribe_token};
 use crate::config::Config;
-use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::workspace::{Op, OpReply};
@@ -19,8 +20,10 @@ fn invalid(trace: &mut Trace) -> HttpResponse {
     page(
         404,
         "Link not valid",
-        "<h1>This unsubscribe link is not valid</h1><p>Reply to the email with \"unsubscribe\" and the sender will \
-         remove you.</p>",
+        html! {
+            h1 { "This unsubscribe link is not valid" }
+            p { "Reply to the email with \"unsubscribe\" and the sender will remove you." }
+        },
     )
 }
 
@@ -40,29 +43,33 @@ pub async fn handle(
         "GET" | "HEAD" => page(
             200,
             "Unsubscribe",
-            &format!(
-                "<h1>Unsubscribe</h1><p>Stop receiving these emails? One click, and you will not be emailed again.</p>\
-                 <form method=\"post\" action=\"{}\"><input type=\"hidden\" name=\"List-Unsubscribe\" value=\"One-Click\">\
-                 <button type=\"submit\">Unsubscribe</button></form>",
-                escape(&req.path)
-            ),
+            html! {
+                h1 { "Unsubscribe" }
+                p { "Stop receiving these emails? One click, and you will not be emailed again." }
+                form method="post" action=(req.path) {
+                    input type="hidden" name="List-Unsubscribe" value="One-Click";
+                    button type="submit" { "Unsubscribe" }
+                }
+            },
         ),
         "POST" => match platform.workspaces().op(&workspace, Op::Unsubscribe { hash }).await {
-            Ok(OpReply::Unsubscribed { company }) => {
-                let who = company.map_or_else(|| "this sender".to_owned(), |c| escape(&c));
-                page(
-                    200,
-                    "Unsubscribed",
-                    &format!(
-                        "<h1>You are unsubscribed</h1><p>You will not receive emails from {who} again.</p>"
-                    ),
-                )
-            }
+            Ok(OpReply::Unsubscribed { company }) => page(
+                200,
+                "Unsubscribed",
+                html! {
+                    h1 { "You are unsubscribed" }
+                    p { "You will not receive emails from " (company.as_deref().unwrap_or("this sender")) " again." }
+                },
+            ),
             Ok(_) => invalid(trace),
             Err(e) => {
                 trace.outcome = "http_error";
                 trace.detail = Some(format!("unsubscribe: {e}"));
-                page(503, "Try again", "<h1>Something went wrong</h1><p>Please try again in a minute.</p>")
+                page(
+                    503,
+                    "Try again",
+                    html! { h1 { "Something went wrong" } p { "Please try again in a minute." } },
+                )
             }
         },
         _ => {
@@ -127,5 +134,23 @@ mod tests {
         let (bad, _) = platform.send(&request("POST", "/u/not-a-token", ""));
         assert_eq!(bad.status, 404);
         assert_eq!(platform.send(&request("DELETE", &url, "")).0.status, 405);
+    }
+
+    #[test]
+    fn the_sender_s_name_is_escaped_on_the_unsubscribed_page() {
+        use crate::html::tests::{EVIL, assert_escaped};
+        let platform = TestPlatform::new();
+        let db = platform.db("ws_1");
+        migrations::apply(&*db, NOW_MS).unwrap();
+        let db: &dyn Db = &*db;
+        let offer = crate::workspace::offer::Offer {
+            company_name: Some(EVIL.into()),
+            ..crate::emails::render::tests::offer()
+        };
+        crate::workspace::offer::save(db, &offer, NOW_MS).unwrap();
+        let url = unsubscribe_url(&test_config(), "ws_1", "jane@acme.example");
+        let (done, _) = platform.send(&request("POST", &url, "List-Unsubscribe=One-Click"));
+        assert_eq!(done.status, 200);
+        assert_escaped(&String::from_utf8(done.body).unwrap(), "sending company");
     }
 }

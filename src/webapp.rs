@@ -25,11 +25,11 @@
 
 use std::sync::OnceLock;
 
+use maud::{DOCTYPE, Markup, html};
 use serde_json::{Value, json};
 
 use crate::card;
 use crate::config::Config;
-use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 use crate::oauth::pages;
@@ -56,8 +56,16 @@ button.link{font:inherit;border:0;padding:0;background:none;color:var(--vs-accen
 .app>.notice{margin:0 0 12px}.view+.view{margin-top:26px;padding-top:18px;border-top:1px solid var(--vs-border)}\
 a.btn{display:inline-block;text-decoration:none}.plain li{margin:4px 0}";
 
-/// The mark of the card's header, for the page's bar.
-const MARK: &str = r#"<svg class="mark" viewBox="0 0 16 16" aria-hidden="true"><rect width="16" height="16" rx="4"/><path d="M4 4.5 8 11.5 12 4.5" fill="none" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"/></svg>"#;
+/// The mark of the card's header, for the page's bar. The SVG elements are closed explicitly:
+/// in foreign content an unclosed `<rect>` would hold the `<path>` after it.
+fn mark() -> Markup {
+    html! {
+        svg class="mark" viewBox="0 0 16 16" aria-hidden="true" {
+            rect width="16" height="16" rx="4" {}
+            path d="M4 4.5 8 11.5 12 4.5" fill="none" stroke-width="2" stroke-linecap="round" stroke-linejoin="round" {}
+        }
+    }
+}
 
 fn css_hash() -> &'static str {
     static HASH: OnceLock<String> = OnceLock::new();
@@ -147,47 +155,47 @@ fn str_at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a str> {
 }
 
 /// The plain `/app` (read before the card's script runs, or without it).
-fn home_fallback(workspace: &Value, approvals: &Value) -> String {
-    let mut out = format!(
-        "<h2>{}</h2>",
-        escape(str_at(workspace, &["offer", "product"]).unwrap_or("Your VibeSell workspace"))
-    );
+fn home_fallback(workspace: &Value, approvals: &Value) -> Markup {
     let steps = workspace["journey"].as_array().map(Vec::as_slice).unwrap_or_default();
     let done = steps.iter().filter(|s| s["status"] == "done").count();
-    out.push_str(&format!(
-        "<p class=\"sub\">Plan: {} · {done} of {} steps done</p>",
-        escape(str_at(workspace, &["plan", "name"]).unwrap_or("—")),
-        steps.len()
-    ));
-    if let Some(next) = str_at(workspace, &["nextStep", "title"]) {
-        out.push_str(&format!("<p><strong>Next:</strong> {}</p>", escape(next)));
-    }
-    out.push_str("<section><h3>Waiting for you</h3>");
     let open = approvals["approvals"].as_array().map(Vec::as_slice).unwrap_or_default();
-    if open.is_empty() {
-        out.push_str("<p class=\"muted\">Nothing waits for your decision.</p>");
-    } else {
-        out.push_str("<ul class=\"plain\">");
-        for a in open {
-            let (Some(id), Some(summary)) = (a["id"].as_str(), a["summary"].as_str()) else { continue };
-            if !is_approval_id(id) {
-                continue;
-            }
+    let open: Vec<(&str, &str, String)> = open
+        .iter()
+        .filter_map(|a| {
+            let (id, summary) = (a["id"].as_str()?, a["summary"].as_str()?);
             let state = if a.get("result").is_some_and(|r| !r.is_null()) {
                 "approved, being carried out".to_owned()
             } else {
                 format!("expires {}", crate::dates::utc_minute(a["expiresAt"].as_i64().unwrap_or_default()))
             };
-            out.push_str(&format!(
-                "<li><a href=\"{APPROVAL_PREFIX}{id}\">{}</a> <span class=\"small muted\">{}</span></li>",
-                escape(summary),
-                escape(&state)
-            ));
+            is_approval_id(id).then_some((id, summary, state))
+        })
+        .collect();
+    html! {
+        h2 { (str_at(workspace, &["offer", "product"]).unwrap_or("Your VibeSell workspace")) }
+        p class="sub" {
+            "Plan: " (str_at(workspace, &["plan", "name"]).unwrap_or("—"))
+            " · " (done) " of " (steps.len()) " steps done"
         }
-        out.push_str("</ul>");
+        @if let Some(next) = str_at(workspace, &["nextStep", "title"]) {
+            p { strong { "Next:" } " " (next) }
+        }
+        section {
+            h3 { "Waiting for you" }
+            @if open.is_empty() {
+                p class="muted" { "Nothing waits for your decision." }
+            } @else {
+                ul class="plain" {
+                    @for (id, summary, state) in &open {
+                        li {
+                            a href={ (APPROVAL_PREFIX) (id) } { (summary) } " "
+                            span class="small muted" { (state) }
+                        }
+                    }
+                }
+            }
+        }
     }
-    out.push_str("</section>");
-    out
 }
 
 // ---- /app/approvals/{id} -------------------------------------------------------------------
@@ -348,52 +356,46 @@ struct DecideForm {
 }
 
 /// The plain approval (read before the card's script runs, or without it), with the form.
-fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> String {
-    let mut out = format!(
-        "<div class=\"approval\"><p class=\"small muted\">Approval · {}</p><h2>{}</h2><p class=\"sub\"><strong>{}</strong></p>",
-        // The tool's title, as the card shows it, rather than its name (journey finding).
-        escape(crate::tools::find(&a.action).map_or(a.action.as_str(), |t| t.title())),
-        escape(&a.summary),
-        status_label(a)
-    );
-    if let Some(cost) = &a.cost {
-        out.push_str(&format!("<p>Cost: <strong>{}</strong></p>", escape(&cost.display())));
-    }
-    if !a.impact.is_empty() {
-        let heading = match a.status {
-            Status::Pending => "What happens if you approve",
-            // The impact says what approving would do; the result says what was done.
-            Status::Done => "What was approved",
-            _ => "What it would have done",
-        };
-        out.push_str(&format!("<section><h3>{heading}</h3><ul class=\"plain\">"));
-        for line in &a.impact {
-            out.push_str(&format!("<li>{}</li>", escape(line)));
+fn approval_fallback(a: &Approval, form: Option<&DecideForm>) -> Markup {
+    let heading = match a.status {
+        Status::Pending => "What happens if you approve",
+        // The impact says what approving would do; the result says what was done.
+        Status::Done => "What was approved",
+        _ => "What it would have done",
+    };
+    html! {
+        div class="approval" {
+            // The tool's title, as the card shows it, rather than its name (journey finding).
+            p class="small muted" { "Approval · " (crate::tools::find(&a.action).map_or(a.action.as_str(), |t| t.title())) }
+            h2 { (a.summary) }
+            p class="sub" { strong { (status_label(a)) } }
+            @if let Some(cost) = &a.cost {
+                p { "Cost: " strong { (cost.display()) } }
+            }
+            @if !a.impact.is_empty() {
+                section {
+                    h3 { (heading) }
+                    ul class="plain" { @for line in &a.impact { li { (line) } } }
+                }
+            }
+            @if a.irreversible && a.decide_here {
+                p class="notice warn" {
+                    strong { "This can't be undone." } " Once approved, VibeSell carries it out right away."
+                }
+            }
+            @if let Some(result) = &a.result {
+                p class="notice mute" { (result) }
+            }
+            @if let Some(form) = form {
+                form class="actions" method="post" action=(form.action) data-form="decide" {
+                    input type="hidden" name="csrf" value=(form.csrf);
+                    button class="btn primary" type="submit" name="decision" value="approve" { "Approve" }
+                    button class="btn secondary" type="submit" name="decision" value="reject" { "Reject" }
+                }
+                p class="small muted" { "Expires " (crate::dates::utc_minute(a.expires_at)) "." }
+            }
         }
-        out.push_str("</ul></section>");
     }
-    if a.irreversible && a.decide_here {
-        out.push_str(
-            "<p class=\"notice warn\"><strong>This can't be undone.</strong> Once approved, VibeSell carries it out right away.</p>",
-        );
-    }
-    if let Some(result) = &a.result {
-        out.push_str(&format!("<p class=\"notice mute\">{}</p>", escape(result)));
-    }
-    if let Some(form) = form {
-        out.push_str(&format!(
-            "<form class=\"actions\" method=\"post\" action=\"{}\" data-form=\"decide\">\
-             <input type=\"hidden\" name=\"csrf\" value=\"{}\">\
-             <button class=\"btn primary\" type=\"submit\" name=\"decision\" value=\"approve\">Approve</button>\
-             <button class=\"btn secondary\" type=\"submit\" name=\"decision\" value=\"reject\">Reject</button></form>\
-             <p class=\"small muted\">Expires {}.</p>",
-            escape(&form.action),
-            escape(&form.csrf),
-            escape(&crate::dates::utc_minute(a.expires_at))
-        ));
-    }
-    out.push_str("</div>");
-    out
 }
 
 // ---- the page ------------------------------------------------------------------------------
@@ -410,66 +412,55 @@ struct AppPage<'a> {
     return_to: &'a str,
     /// A server notice above the view (plain text).
     notice: Option<String>,
-    fallback: String,
+    fallback: Markup,
     /// `{ results: [structuredContent…], decide?: { id, action, csrf } }` for `card.js`.
     data: Value,
 }
 
 impl AppPage<'_> {
     fn render(self) -> HttpResponse {
-        let notice = self
-            .notice
-            .map(|n| format!("<p class=\"notice warn\" role=\"status\" data-notice>{}</p>", escape(&n)))
-            .unwrap_or_default();
-        let html = format!(
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <meta name=\"color-scheme\" content=\"light dark\"><meta name=\"referrer\" content=\"same-origin\">\
-             <title>{title} · VibeSell</title><style>{card_css}</style><style>{CSS}</style></head>\
-             <body><div class=\"app\"><nav class=\"bar\"><a class=\"home\" href=\"{HOME_PATH}\">{MARK}VibeSell</a>{back}\
-             <span class=\"spacer\"></span><a class=\"back\" href=\"{account}\">Connected apps</a>\
-             <span class=\"who\">{who}</span>{signout}</nav>{notice}\
-             <main id=\"root\" data-page=\"{name}\" aria-live=\"polite\">{fallback}</main></div>\
-             <script type=\"application/json\" id=\"vibesell-page\">{data}</script>\
-             <script>{card_js}</script></body></html>",
-            title = escape(&self.title),
-            back = if self.name == "home" {
-                ""
-            } else {
-                "<a class=\"back\" href=\"/app\">← Your workspace</a>"
-            },
-            account = crate::oauth::ACCOUNT_PATH,
-            card_css = card::style(),
-            who = escape(&self.user.display),
-            signout = session::signout_form(self.user, self.return_to, "Sign out"),
-            name = self.name,
-            fallback = self.fallback,
-            data = json_for_html(&self.data),
-            card_js = card::script(),
-        );
+        let html = html! {
+            (DOCTYPE)
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    meta name="viewport" content="width=device-width, initial-scale=1";
+                    meta name="color-scheme" content="light dark";
+                    meta name="referrer" content="same-origin";
+                    title { (self.title) " · VibeSell" }
+                    (crate::html::style(card::style()))
+                    (crate::html::style(CSS))
+                }
+                body {
+                    div class="app" {
+                        nav class="bar" {
+                            a class="home" href=(HOME_PATH) { (mark()) "VibeSell" }
+                            @if self.name != "home" {
+                                a class="back" href=(HOME_PATH) { "← Your workspace" }
+                            }
+                            span class="spacer" {}
+                            a class="back" href=(crate::oauth::ACCOUNT_PATH) { "Connected apps" }
+                            span class="who" { (self.user.display) }
+                            (session::signout_form(self.user, self.return_to, "Sign out"))
+                        }
+                        @if let Some(notice) = &self.notice {
+                            p class="notice warn" role="status" data-notice { (notice) }
+                        }
+                        main id="root" data-page=(self.name) aria-live="polite" { (self.fallback) }
+                    }
+                    (crate::html::json_script("vibesell-page", &self.data))
+                    (crate::html::script(card::script()))
+                }
+            }
+        };
         let csp = pages::content_security_policy(&[card::STYLE_CSP, css_hash()], &[card::SCRIPT_CSP], &[]);
-        pages::security_headers(HttpResponse::new(self.status, "text/html; charset=utf-8", html))
-            .with("content-security-policy", csp)
+        pages::security_headers(HttpResponse::new(
+            self.status,
+            "text/html; charset=utf-8",
+            html.into_string(),
+        ))
+        .with("content-security-policy", csp)
     }
-}
-
-/// JSON inside a `<script type="application/json">` block: `<`, `>` and `&` escaped so that
-/// no string in it (a summary, a note) can end the block or start markup; `JSON.parse` reads
-/// the escapes back as the same characters.
-fn json_for_html(value: &Value) -> String {
-    let text = value.to_string();
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -330,14 +330,6 @@ fn text_from_the_workspace_cannot_become_markup() {
     }
 }
 
-#[test]
-fn json_for_html_escapes_what_could_end_the_block() {
-    let v = serde_json::json!({ "a": "</script><!-- & \u{2028}" });
-    let out = json_for_html(&v);
-    assert!(!out.contains('<') && !out.contains('>') && !out.contains('&') && !out.contains('\u{2028}'));
-    assert_eq!(serde_json::from_str::<Value>(&out).unwrap(), v);
-}
-
 /// An approval replaced by a newer one (its figures changed) is not said to have expired.
 #[test]
 fn a_replaced_approval_is_not_called_expired() {
@@ -359,8 +351,74 @@ fn a_replaced_approval_is_not_called_expired() {
     let notice = unchanged_notice(&replaced);
     assert!(!notice.contains("expired") && notice.contains("newer approval"), "{notice}");
     // Named by its tool's title, not its name (journey finding).
-    assert!(approval_fallback(&replaced, None).contains("Approval · Upgrade the plan</p>"));
+    assert!(approval_fallback(&replaced, None).into_string().contains("Approval · Upgrade the plan</p>"));
     let expired =
         Approval { result: Some("Expired: the user did not decide before it expired.".into()), ..replaced };
     assert!(unchanged_notice(&expired).contains("expired"));
+}
+
+#[test]
+fn every_field_of_the_web_pages_is_escaped() {
+    use crate::html::tests::{EVIL, assert_escaped};
+    let workspace = |product: &str, plan: &str, next: &str| serde_json::json!({ "offer": { "product": product }, "plan": { "name": plan }, "nextStep": { "title": next } });
+    let approvals = |summary: &str| serde_json::json!({ "approvals": [{ "id": "apr_0123456789abcdef0123456789abcdef", "summary": summary, "expiresAt": 0 }] });
+    let home = [
+        ("offer product", workspace(EVIL, "Free", "Import leads"), approvals("Launch")),
+        ("plan name", workspace("Ledgerly", EVIL, "Import leads"), approvals("Launch")),
+        ("next step", workspace("Ledgerly", "Free", EVIL), approvals("Launch")),
+        ("approval summary", workspace("Ledgerly", "Free", "Import leads"), approvals(EVIL)),
+    ];
+    for (field, w, a) in home {
+        assert_escaped(&home_fallback(&w, &a).into_string(), field);
+    }
+    let approval = Approval {
+        id: "apr_0123456789abcdef0123456789abcdef".into(),
+        status: Status::Pending,
+        action: "launch_campaign".into(),
+        summary: "Launch".into(),
+        impact: vec!["Sends 10 emails".into()],
+        cost: None,
+        irreversible: true,
+        created_at: 0,
+        expires_at: 0,
+        decided_at: None,
+        result: None,
+        decide_here: true,
+        app_url: String::new(),
+    };
+    let form = DecideForm { action: "/app/approvals/apr_1".into(), csrf: "c".into() };
+    let cases = [
+        ("action", Approval { action: EVIL.into(), ..approval.clone() }, &form),
+        ("campaign summary", Approval { summary: EVIL.into(), ..approval.clone() }, &form),
+        ("impact", Approval { impact: vec![EVIL.into()], ..approval.clone() }, &form),
+        ("result", Approval { result: Some(EVIL.into()), ..approval.clone() }, &form),
+        ("form action", approval.clone(), &DecideForm { action: EVIL.into(), csrf: "c".into() }),
+        ("form csrf", approval, &DecideForm { action: "/app".into(), csrf: EVIL.into() }),
+    ];
+    for (field, a, form) in cases {
+        assert_escaped(&approval_fallback(&a, Some(form)).into_string(), field);
+    }
+    // The page around them: its title, the signed-in email, a notice.
+    let page = |title: &str, display: &str, notice: Option<&str>| {
+        let user = Session::for_test(display);
+        let page = AppPage {
+            status: 200,
+            title: title.into(),
+            name: "approval",
+            user: &user,
+            return_to: HOME_PATH,
+            notice: notice.map(str::to_owned),
+            fallback: maud::html! {},
+            data: serde_json::json!({ "results": [] }),
+        };
+        html(&page.render())
+    };
+    for (field, body) in [
+        ("title", page(EVIL, "a@b.c", None)),
+        ("email", page("t", EVIL, None)),
+        ("notice", page("t", "a@b.c", Some(EVIL))),
+    ] {
+        assert_escaped(&body, field);
+        assert_eq!(body.matches("<script").count(), 2, "{field}: the data block and the card's script only");
+    }
 }

@@ -2,8 +2,9 @@
 //! plain-text body and its HTML twin, each ending with the compliance footer (sender, postal
 //! address, the unsubscribe link, the GDPR Art. 14 notice for recipients it protects).
 
+use maud::{DOCTYPE, Markup, html};
+
 use super::template::{self, Var};
-use crate::html::escape;
 use crate::leads::Person;
 use crate::leads::vocab::COUNTRIES;
 use crate::workspace::offer::Offer;
@@ -178,22 +179,28 @@ pub fn render(
         notice.as_deref().unwrap_or_default()
     );
 
-    let mut html = String::from(
-        "<!doctype html><html><body style=\"font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:1.5;color:#111111\">",
-    );
-    for paragraph in body.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
-        let lines: Vec<String> = paragraph.lines().map(linkify).collect();
-        html.push_str(&format!("<p>{}</p>", lines.join("<br>")));
+    let paragraphs = body.split("\n\n").map(str::trim).filter(|p| !p.is_empty());
+    let html = html! {
+        (DOCTYPE)
+        html {
+            body style="font-family:Arial,Helvetica,sans-serif;font-size:14px;line-height:1.5;color:#111111" {
+                @for paragraph in paragraphs {
+                    p {
+                        @for (i, line) in paragraph.lines().enumerate() {
+                            @if i > 0 { br; }
+                            (linkify(line))
+                        }
+                    }
+                }
+                p style="margin-top:24px;font-size:12px;color:#6b7280" {
+                    (sender) br;
+                    (UNSUBSCRIBE_PROMPT) " " a href=(unsubscribe_url) { "Unsubscribe" }
+                    @if let Some(notice) = &notice { br; (notice) }
+                }
+            }
+        }
     }
-    html.push_str(&format!(
-        "<p style=\"margin-top:24px;font-size:12px;color:#6b7280\">{}<br>{UNSUBSCRIBE_PROMPT} <a href=\"{}\">Unsubscribe</a>",
-        escape(&sender),
-        escape(unsubscribe_url)
-    ));
-    if let Some(notice) = &notice {
-        html.push_str(&format!("<br>{}", escape(notice)));
-    }
-    html.push_str("</p></body></html>");
+    .into_string();
 
     Ok(Rendered {
         subject,
@@ -255,22 +262,19 @@ fn notice(to: &Recipient, source: &str) -> Option<String> {
     })
 }
 
-/// Escapes a line and turns its http(s) URLs into links.
-fn linkify(line: &str) -> String {
-    let mut out = String::new();
-    for (i, word) in line.split(' ').enumerate() {
-        if i > 0 {
-            out.push(' ');
-        }
-        let trimmed = word.trim_end_matches(['.', ',', ')', ';', '!', '?']);
-        if (trimmed.starts_with("https://") || trimmed.starts_with("http://")) && trimmed.len() > 8 {
-            let rest = &word[trimmed.len()..];
-            out.push_str(&format!("<a href=\"{0}\">{0}</a>{1}", escape(trimmed), escape(rest)));
-        } else {
-            out.push_str(&escape(word));
+/// A line with its http(s) URLs as links.
+fn linkify(line: &str) -> Markup {
+    html! {
+        @for (i, word) in line.split(' ').enumerate() {
+            @if i > 0 { " " }
+            @let trimmed = word.trim_end_matches(['.', ',', ')', ';', '!', '?']);
+            @if (trimmed.starts_with("https://") || trimmed.starts_with("http://")) && trimmed.len() > 8 {
+                a href=(trimmed) { (trimmed) } (&word[trimmed.len()..])
+            } @else {
+                (word)
+            }
         }
     }
-    out
 }
 
 /// The http(s) links in a text.
@@ -285,7 +289,7 @@ pub fn links(text: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn offer() -> Offer {
@@ -398,5 +402,36 @@ mod tests {
         );
         assert!(sender_at < link_at && link_at < notice_at, "{footer}");
         assert!(!us.html.contains("Why you"));
+    }
+
+    #[test]
+    fn every_field_of_the_email_html_is_escaped() {
+        use crate::html::tests::{EVIL, assert_escaped};
+        let plain = offer();
+        let from = Sender { offer: &plain, playbook: None };
+        let html = |body: &str, to: &Recipient, from: &Sender<'_>, unsubscribe: &str| {
+            render("Hi", body, to, from, unsubscribe, "Apollo").unwrap().html
+        };
+        let (url, to) = ("https://x.test/u/tok", recipient("France"));
+        let evil_offer =
+            Offer { company_name: Some(EVIL.into()), postal_address: Some(EVIL.into()), ..offer() };
+        let evil_from = Sender { offer: &evil_offer, playbook: None };
+        let cases = [
+            ("body text", html(&format!("Hello {EVIL}"), &to, &from, url)),
+            ("link", html(&format!("See https://x.test/{EVIL} now"), &to, &from, url)),
+            (
+                "company, filled in and in the notice",
+                html("At {{company}}", &Recipient { company: EVIL.into(), ..to.clone() }, &from, url),
+            ),
+            (
+                "lead name",
+                html("Hi {{first_name}}", &Recipient { first_name: EVIL.into(), ..to.clone() }, &from, url),
+            ),
+            ("sender and postal address", html("Hi", &to, &evil_from, url)),
+            ("unsubscribe link", html("Hi", &to, &from, &format!("https://x.test/u/{EVIL}"))),
+        ];
+        for (field, html) in cases {
+            assert_escaped(&html, field);
+        }
     }
 }

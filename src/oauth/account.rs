@@ -3,13 +3,14 @@
 //! against the session). Disconnecting revokes the grant: its refresh token is refused at once
 //! and its access tokens at their next call that reaches the workspace.
 
+use maud::{Markup, html};
+
 use super::grants::{AccountOp, AccountReply, GrantSummary};
 use super::pages::{self, Page};
 use super::session::{self, Session};
 use super::{ACCOUNT_PATH, ACCOUNT_REVOKE_PATH, AccountAddr, ObjectError, redirect};
 use crate::config::Config;
 use crate::dates::utc_minute;
-use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 
@@ -17,20 +18,24 @@ fn revoke_purpose(grant_id: &str) -> String {
     format!("account-revoke|{grant_id}")
 }
 
-fn app_row(session: &Session, g: &GrantSummary) -> String {
+fn app_row(session: &Session, g: &GrantSummary) -> Markup {
     let access = if g.scope.act { "Read and act" } else { "Read only" };
-    format!(
-        "<li data-grant=\"{gid}\"><div><strong>{name}</strong><div class=\"muted\">{access} · answers go to <code>{host}</code><br>\
-         Connected {created} · last renewed {used}</div></div>\
-         <form method=\"post\" action=\"{ACCOUNT_REVOKE_PATH}\"><input type=\"hidden\" name=\"grant_id\" value=\"{gid}\">\
-         <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\"><button type=\"submit\">Disconnect</button></form></li>",
-        gid = escape(&g.grant_id),
-        name = escape(&g.client_name),
-        host = escape(&redirect::display_host(&g.redirect_uri)),
-        created = utc_minute(g.created_at),
-        used = utc_minute(g.last_used_at),
-        csrf = escape(&session.csrf(&revoke_purpose(&g.grant_id))),
-    )
+    html! {
+        li data-grant=(g.grant_id) {
+            div {
+                strong { (g.client_name) }
+                div class="muted" {
+                    (access) " · answers go to " code { (redirect::display_host(&g.redirect_uri)) } br;
+                    "Connected " (utc_minute(g.created_at)) " · last renewed " (utc_minute(g.last_used_at))
+                }
+            }
+            form method="post" action=(ACCOUNT_REVOKE_PATH) {
+                input type="hidden" name="grant_id" value=(g.grant_id);
+                input type="hidden" name="csrf" value=(session.csrf(&revoke_purpose(&g.grant_id)));
+                button type="submit" { "Disconnect" }
+            }
+        }
+    }
 }
 
 /// `GET /app/account`.
@@ -46,26 +51,31 @@ pub async fn show(req: &HttpRequest, platform: &dyn Platform) -> HttpResponse {
         Ok(AccountReply::Grants { grants }) => grants,
         other => return session::unavailable_page(&super::error::OAuthError::unavailable(answered(other))),
     };
-    let apps = if grants.is_empty() {
-        "<p class=\"muted\">No app is connected to your VibeSell.</p>".to_owned()
-    } else {
-        format!("<ul class=\"apps\">{}</ul>", grants.iter().map(|g| app_row(&session, g)).collect::<String>())
-    };
-    let body = format!(
-        "<h1>Your VibeSell account</h1><p class=\"muted\">Signed in as <strong>{who}</strong>. {signout}</p>\
-         <h2>Connected apps</h2>{apps}",
-        who = escape(&session.display),
-        signout = session::signout_form(&session, ACCOUNT_PATH, "Sign out"),
-    );
     Page {
         status: 200,
         title: "Your account".into(),
         name: "account",
         error: None,
-        body,
+        body: account_body(&session, &grants),
         form_targets: Vec::new(),
     }
     .render()
+}
+
+fn account_body(session: &Session, grants: &[GrantSummary]) -> Markup {
+    html! {
+        h1 { "Your VibeSell account" }
+        p class="muted" {
+            "Signed in as " strong { (session.display) } ". "
+            (session::signout_form(session, ACCOUNT_PATH, "Sign out"))
+        }
+        h2 { "Connected apps" }
+        @if grants.is_empty() {
+            p class="muted" { "No app is connected to your VibeSell." }
+        } @else {
+            ul class="apps" { @for g in grants { (app_row(session, g)) } }
+        }
+    }
 }
 
 /// `POST /app/account/revoke`.
@@ -119,5 +129,42 @@ fn answered(answer: Result<AccountReply, ObjectError>) -> String {
     match answer {
         Ok(reply) => format!("account object answered {}", reply.kind()),
         Err(e) => format!("account object: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::auth::ScopeSet;
+    use crate::html::tests::{EVIL, assert_escaped};
+
+    fn grant() -> GrantSummary {
+        GrantSummary {
+            grant_id: "grt_1".into(),
+            client_name: "Notes".into(),
+            client_id: "https://notes.example/client.json".into(),
+            redirect_uri: "https://notes.example/cb".into(),
+            scope: ScopeSet::FULL,
+            created_at: 0,
+            last_used_at: 0,
+        }
+    }
+
+    #[test]
+    fn every_field_of_the_account_page_is_escaped() {
+        let ada = Session::for_test("ada@example.com");
+        let cases = [
+            ("client name", &ada, GrantSummary { client_name: EVIL.into(), ..grant() }),
+            ("grant id", &ada, GrantSummary { grant_id: EVIL.into(), ..grant() }),
+            ("email", &Session::for_test(EVIL), grant()),
+        ];
+        for (field, session, g) in cases {
+            assert_escaped(&account_body(session, &[g]).into_string(), field);
+        }
+        // The redirect URI is shown by its host, which cannot carry markup.
+        let g = GrantSummary { redirect_uri: format!("https://notes.example/cb?{EVIL}"), ..grant() };
+        let html = account_body(&ada, &[g]).into_string();
+        assert!(!html.contains(EVIL) && !html.contains("<script"), "{html}");
+        assert!(account_body(&ada, &[grant()]).into_string().contains("<code>notes.example</code>"));
     }
 }

@@ -16,6 +16,8 @@
 //! instead of asking again. Never for a redirect URI on this computer, where any program can
 //! call itself by a connected app's name, nor when the client asks with `prompt=consent`.
 
+use maud::html;
+
 use super::authorize::{self, Pending};
 use super::clients::Source;
 use super::error::{ErrorCode, OAuthError};
@@ -28,7 +30,6 @@ use super::tokens::{self, Kind};
 use super::{AccountAddr, CONSENT_PATH, redirect};
 use crate::auth::ScopeSet;
 use crate::config::Config;
-use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::mcp::Trace;
 
@@ -178,67 +179,77 @@ pub(crate) fn borrows_a_name(name: &str) -> bool {
 }
 
 fn consent_page(p: &Pending, handle: &str, session: &Session) -> HttpResponse {
-    let name = escape(&p.client_name);
-    let host = escape(&redirect::display_host(&p.redirect_uri));
-    let mut facts = format!(
-        "<dl><dt>App</dt><dd><strong>{name}</strong> <span class=\"muted\">(the name the app gave itself)</span></dd>\
-         <dt>Answer goes to</dt><dd><code>{host}</code></dd>"
-    );
-    if p.source == Source::Cimd {
-        facts.push_str(&format!(
-            "<dt>Published by</dt><dd><code>{}</code></dd>",
-            escape(&redirect::display_host(&p.client_id))
-        ));
-    }
-    facts.push_str("</dl>");
-    let mut warning = if redirect::is_loopback_uri(&p.redirect_uri) {
-        format!(
-            "<p class=\"warn\">This app runs on your computer: the answer goes to <code>{host}</code>. \
-             Any program on this computer can call itself “{name}”, so continue only if you just started \
-             connecting it yourself.</p>"
-        )
-    } else {
-        String::new()
-    };
-    // A local program gets the warning above, which says the same of any name it takes (Claude
-    // Code, a local client, calls itself so by right).
-    if !p.app && warning.is_empty() && borrows_a_name(&p.client_name) {
-        warning.push_str(&format!(
-            "<p class=\"warn\">This app calls itself “{name}”, but it is not the Claude app, and VibeSell did not \
-             make it: its answer goes to <code>{host}</code>. Continue only if you know that address.</p>"
-        ));
-    }
-    let access = if p.scope.act {
-        "<fieldset><legend>Access</legend>\
-         <label class=\"choice\"><input type=\"radio\" name=\"access\" value=\"act\" checked>\
-         <span><strong>Read and act</strong><span class=\"muted\">See your workspace and prepare campaigns. \
-         Anything that spends money, sends email or cannot be undone still waits for your approval.</span></span></label>\
-         <label class=\"choice\"><input type=\"radio\" name=\"access\" value=\"read\">\
-         <span><strong>Read only</strong><span class=\"muted\">See your workspace; change nothing.</span></span></label></fieldset>"
-            .to_owned()
-    } else {
-        "<fieldset><legend>Access</legend><p><strong>Read only</strong>: see your workspace; change nothing.</p>\
-         <input type=\"hidden\" name=\"access\" value=\"read\"></fieldset>"
-            .to_owned()
-    };
+    let name = p.client_name.as_str();
+    let host = redirect::display_host(&p.redirect_uri);
+    let loopback = redirect::is_loopback_uri(&p.redirect_uri);
     let return_to = format!("{CONSENT_PATH}?request={handle}");
-    let body = format!(
-        "<h1>Connect {name} to VibeSell?</h1>\
-         <p class=\"muted\">Signed in as <strong>{who}</strong>. {signout}</p>{facts}{warning}\
-         <form method=\"post\" action=\"{CONSENT_PATH}\" data-form=\"consent\">\
-         <input type=\"hidden\" name=\"request\" value=\"{handle}\"><input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
-         {access}<div class=\"actions\"><button type=\"submit\" name=\"decision\" value=\"deny\">Deny</button>\
-         <button class=\"primary\" type=\"submit\" name=\"decision\" value=\"approve\">Allow</button></div></form>\
-         <p class=\"muted\">{remember}You can disconnect it at any time from your account.</p>",
-        who = escape(&session.display),
-        signout = session::signout_form(session, &return_to, "Not you?"),
-        csrf = escape(&session.csrf(&csrf_purpose(handle, session))),
-        remember = if may_remember(p) {
-            "While it stays connected, it can reconnect without asking you again. "
-        } else {
-            ""
-        },
-    );
+    let body = html! {
+        h1 { "Connect " (name) " to VibeSell?" }
+        p class="muted" {
+            "Signed in as " strong { (session.display) } ". "
+            (session::signout_form(session, &return_to, "Not you?"))
+        }
+        dl {
+            dt { "App" }
+            dd { strong { (name) } " " span class="muted" { "(the name the app gave itself)" } }
+            dt { "Answer goes to" }
+            dd { code { (host) } }
+            @if p.source == Source::Cimd {
+                dt { "Published by" }
+                dd { code { (redirect::display_host(&p.client_id)) } }
+            }
+        }
+        @if loopback {
+            p class="warn" {
+                "This app runs on your computer: the answer goes to " code { (host) } ". Any program on this \
+                 computer can call itself “" (name) "”, so continue only if you just started connecting it yourself."
+            }
+        } @else if !p.app && borrows_a_name(name) {
+            // A local program gets the warning above, which says the same of any name it takes
+            // (Claude Code, a local client, calls itself so by right).
+            p class="warn" {
+                "This app calls itself “" (name) "”, but it is not the Claude app, and VibeSell did not make it: \
+                 its answer goes to " code { (host) } ". Continue only if you know that address."
+            }
+        }
+        form method="post" action=(CONSENT_PATH) data-form="consent" {
+            input type="hidden" name="request" value=(handle);
+            input type="hidden" name="csrf" value=(session.csrf(&csrf_purpose(handle, session)));
+            fieldset {
+                legend { "Access" }
+                @if p.scope.act {
+                    label class="choice" {
+                        input type="radio" name="access" value="act" checked;
+                        span {
+                            strong { "Read and act" }
+                            span class="muted" {
+                                "See your workspace and prepare campaigns. Anything that spends money, sends \
+                                 email or cannot be undone still waits for your approval."
+                            }
+                        }
+                    }
+                    label class="choice" {
+                        input type="radio" name="access" value="read";
+                        span {
+                            strong { "Read only" }
+                            span class="muted" { "See your workspace; change nothing." }
+                        }
+                    }
+                } @else {
+                    p { strong { "Read only" } ": see your workspace; change nothing." }
+                    input type="hidden" name="access" value="read";
+                }
+            }
+            div class="actions" {
+                button type="submit" name="decision" value="deny" { "Deny" }
+                button class="primary" type="submit" name="decision" value="approve" { "Allow" }
+            }
+        }
+        p class="muted" {
+            @if may_remember(p) { "While it stays connected, it can reconnect without asking you again. " }
+            "You can disconnect it at any time from your account."
+        }
+    };
     let form_targets = redirect::origin(&p.redirect_uri).into_iter().collect();
     Page {
         status: 200,
@@ -390,5 +401,71 @@ async fn grant(
                 .logged(e.to_string()),
             trace,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::html::tests::{EVIL, assert_escaped};
+
+    fn pending() -> Pending {
+        Pending {
+            client_id: "https://notes.example/client.json".into(),
+            client_name: "Notes".into(),
+            source: Source::Cimd,
+            redirect_uri: "https://notes.example/cb".into(),
+            redirect_uri_in_request: true,
+            state: Some("s".into()),
+            scope: ScopeSet::FULL,
+            resource: "https://vibesell.example/mcp".into(),
+            code_challenge: "c".into(),
+            app: false,
+            refresh: true,
+            ask_again: false,
+        }
+    }
+
+    fn page(p: &Pending, display: &str) -> String {
+        let handle = "0".repeat(64);
+        String::from_utf8(consent_page(p, &handle, &Session::for_test(display)).body).unwrap()
+    }
+
+    #[test]
+    fn every_field_of_the_consent_page_is_escaped() {
+        let named = |name: String, redirect_uri: &str| Pending {
+            client_name: name,
+            redirect_uri: redirect_uri.into(),
+            ..pending()
+        };
+        let cases = [
+            ("client name", named(EVIL.into(), "https://notes.example/cb"), "ada@example.com"),
+            (
+                "client name, loopback warning",
+                named(EVIL.into(), "http://127.0.0.1:4000/cb"),
+                "ada@example.com",
+            ),
+            (
+                "client name, borrowed-name warning",
+                named(format!("Claude {EVIL}"), "https://x.example/cb"),
+                "a@b.c",
+            ),
+            ("email", pending(), EVIL),
+        ];
+        for (field, p, display) in cases {
+            assert_escaped(&page(&p, display), field);
+        }
+        // The redirect URI and the CIMD client id are shown by their hosts, which cannot carry
+        // markup: whatever they hold, no markup comes through.
+        let evil_uri = format!("https://notes.example/cb?x={EVIL}#{EVIL}");
+        for p in [
+            Pending { redirect_uri: evil_uri.clone(), ..pending() },
+            Pending { client_id: evil_uri, ..pending() },
+            Pending { redirect_uri: EVIL.into(), client_id: EVIL.into(), ..pending() },
+        ] {
+            let html = page(&p, "ada@example.com");
+            assert!(!html.contains(EVIL) && !html.contains("<script"), "{html}");
+        }
+        assert!(page(&pending(), "ada@example.com").contains("<code>notes.example</code>"));
     }
 }

@@ -8,17 +8,17 @@
 //! redirect URI after consent), `Cache-Control: no-store`, and `Referrer-Policy: same-origin` so
 //! that no URL of the flow leaks to another site (not `no-referrer`: browsers then send
 //! `Origin: null` on the pages' own form posts, and the posts' Origin check could not tell them
-//! from a sandboxed frame's). All untrusted text (client names, URIs, emails) goes through
-//! [`crate::html::escape`]. Each page's `<main>` names the page and, for errors, a stable error
+//! from a sandboxed frame's). Pages are `maud` templates (`crate::html`): all untrusted
+//! text (client names, URIs, emails) is escaped by them. Each page's `<main>` names the page and, for errors, a stable error
 //! code in `data-error`, which the tests check.
 
 use std::sync::OnceLock;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use maud::{DOCTYPE, Markup, html};
 use sha2::{Digest, Sha256};
 
-use crate::html::escape;
 use crate::http::HttpResponse;
 
 const CSS: &str = "\
@@ -72,7 +72,7 @@ pub fn content_security_policy(styles: &[&str], scripts: &[&str], form_targets: 
 }
 
 /// A page to render.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Page {
     /// HTTP status.
     pub status: u16,
@@ -82,8 +82,8 @@ pub struct Page {
     pub name: &'static str,
     /// A stable error code for `data-error`, on error pages.
     pub error: Option<&'static str>,
-    /// The HTML inside `<main>`, after the brand line (already escaped where needed).
-    pub body: String,
+    /// The markup inside `<main>`, after the brand line.
+    pub body: Markup,
     /// Origins a form on this page may lead to besides this one.
     pub form_targets: Vec<String>,
 }
@@ -91,20 +91,26 @@ pub struct Page {
 impl Page {
     /// Renders the page with its security headers.
     pub fn render(self) -> HttpResponse {
-        let error_attr = self.error.map(|e| format!(r#" data-error="{e}""#)).unwrap_or_default();
-        let class = if self.error.is_some() { r#" class="error""# } else { "" };
-        let html = format!(
-            "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">\
-             <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-             <meta name=\"referrer\" content=\"same-origin\"><title>{title} · VibeSell</title>\
-             <style>{CSS}</style></head><body><main data-page=\"{name}\"{error_attr}{class}>\
-             <div class=\"brand\">VibeSell</div>{body}</main></body></html>",
-            title = escape(&self.title),
-            name = self.name,
-            body = self.body,
-        );
+        let html = html! {
+            (DOCTYPE)
+            html lang="en" {
+                head {
+                    meta charset="utf-8";
+                    meta name="viewport" content="width=device-width, initial-scale=1";
+                    meta name="referrer" content="same-origin";
+                    title { (self.title) " · VibeSell" }
+                    (crate::html::style(CSS))
+                }
+                body {
+                    main data-page=(self.name) data-error=[self.error] class=[self.error.map(|_| "error")] {
+                        div class="brand" { "VibeSell" }
+                        (self.body)
+                    }
+                }
+            }
+        };
         let csp = content_security_policy(&[style_hash()], &[], &self.form_targets);
-        security_headers(HttpResponse::new(self.status, "text/html; charset=utf-8", html))
+        security_headers(HttpResponse::new(self.status, "text/html; charset=utf-8", html.into_string()))
             .with("content-security-policy", csp)
     }
 }
@@ -132,7 +138,7 @@ pub fn error(status: u16, code: &'static str, title: &str, message: &str) -> Htt
         title: title.to_owned(),
         name: "error",
         error: Some(code),
-        body: format!("<h1>{}</h1><p>{}</p>", escape(title), escape(message)),
+        body: html! { h1 { (title) } p { (message) } },
         form_targets: Vec::new(),
     }
     .render()
@@ -153,14 +159,12 @@ pub fn error_with_return(
         title: "This app's request cannot be completed".into(),
         name: "error",
         error: Some(code),
-        body: format!(
-            "<h1>This app's request cannot be completed</h1><p>{}</p>\
-             <p class=\"muted\">Going back tells the app what went wrong.</p>\
-             <div class=\"actions\"><a class=\"button\" href=\"{}\">Back to {}</a></div>",
-            escape(message),
-            escape(href),
-            escape(host)
-        ),
+        body: html! {
+            h1 { "This app's request cannot be completed" }
+            p { (message) }
+            p class="muted" { "Going back tells the app what went wrong." }
+            div class="actions" { a class="button" href=(href) { "Back to " (host) } }
+        },
         form_targets: Vec::new(),
     }
     .render()
@@ -170,20 +174,30 @@ pub fn error_with_return(
 mod tests {
     use super::*;
 
+    fn page() -> Page {
+        Page {
+            status: 200,
+            title: "Test".into(),
+            name: "test",
+            error: None,
+            body: html! {},
+            form_targets: Vec::new(),
+        }
+    }
+
     #[test]
     fn escapes_and_sets_the_headers() {
-        assert_eq!(escape(r#"<a href="x">'&'</a>"#), "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
         let r = Page {
             status: 200,
             title: "<t>".into(),
             name: "test",
-            body: "<p>hi</p>".into(),
+            body: html! { p { "hi" } },
             form_targets: vec![
                 "https://claude.ai".into(),
                 "javascript:alert(1)".into(),
                 "x; script-src *".into(),
             ],
-            ..Page::default()
+            ..page()
         }
         .render();
         let csp = r.header("content-security-policy").unwrap();
@@ -199,5 +213,24 @@ mod tests {
         assert!(html.contains("<title>&lt;t&gt; · VibeSell</title>"));
         assert!(!html.contains("<script"), "no script on any page");
         assert!(!html.contains("http://") && !html.contains("https://"), "no third-party resource");
+    }
+
+    #[test]
+    fn every_field_of_the_error_pages_is_escaped() {
+        use crate::html::tests::{EVIL, assert_escaped};
+        let cb = "https://app.example/cb";
+        let cases = [
+            ("error title", error(400, "x", EVIL, "message")),
+            ("error description", error(400, "x", "title", EVIL)),
+            ("error description with a way back", error_with_return(400, "x", EVIL, "app.example", cb)),
+            ("client host", error_with_return(400, "x", "message", EVIL, cb)),
+            ("redirect URI", error_with_return(400, "x", "message", "app.example", EVIL)),
+            ("page title", Page { title: EVIL.into(), ..page() }.render()),
+        ];
+        for (field, r) in cases {
+            let page = String::from_utf8(r.body).unwrap();
+            assert_escaped(&page, field);
+            assert!(!page.contains("<script"), "{field}: no script on any page");
+        }
     }
 }

@@ -27,6 +27,8 @@
 //! Sign-in methods: the configured OpenID provider (`oidc.rs`), and, only when `PUBLIC_URL` is
 //! a loopback address, a development sign-in by email (PRODUCT §10).
 
+use maud::{Markup, html};
+
 use super::error::OAuthError;
 use super::form::{self, Form};
 use super::grants::{AccountOp, AccountReply};
@@ -37,7 +39,6 @@ use super::{
     SIGNIN_PATH, SIGNOUT_PATH, ratelimit,
 };
 use crate::config::Config;
-use crate::html::escape;
 use crate::http::{HttpRequest, HttpResponse, Platform};
 use crate::ids;
 use crate::mcp::Trace;
@@ -137,6 +138,27 @@ pub struct Session {
     /// Their workspace.
     pub workspace: String,
     secret: String,
+}
+
+#[cfg(test)]
+impl Session {
+    /// A session of `display`'s, as sign-in makes them.
+    pub(crate) fn for_test(display: &str) -> Session {
+        Session {
+            subject: display.to_owned(),
+            display: display.to_owned(),
+            workspace: workspace_id_for(display),
+            secret: tokens::new_secret(),
+        }
+    }
+}
+
+#[cfg(test)]
+impl Browser {
+    /// A new browser binding.
+    pub(crate) fn for_test() -> Browser {
+        Browser { secret: tokens::new_secret() }
+    }
 }
 
 impl Session {
@@ -262,41 +284,39 @@ pub fn signin_page(
     notice: Option<&str>,
 ) -> HttpResponse {
     let title = match cx.client_name {
-        Some(name) => format!("Sign in to connect {} to VibeSell", escape(name)),
+        Some(name) => format!("Sign in to connect {name} to VibeSell"),
         None => "Sign in to VibeSell".to_owned(),
     };
     let csrf = browser.csrf(&format!("signin|{return_to}"));
-    let mut body = format!("<h1>{title}</h1>");
-    if let Some(notice) = notice {
-        body.push_str(&format!(r#"<p class="warn">{}</p>"#, escape(notice)));
-    }
     let query = crate::form::encode(&[("return_to", return_to), ("csrf", &csrf)]);
-    if let Some(oidc) = &config.oidc {
-        // A link, not a form: it leads to the provider, whose origin the page's form-action
-        // would otherwise have to name before the provider's metadata is even fetched.
-        body.push_str(&format!(
-            r#"<div class="actions"><a class="button primary" href="{SIGNIN_OIDC_PATH}?{}">Continue with {}</a></div>"#,
-            escape(&query),
-            escape(&oidc.name)
-        ));
-    }
-    if config.is_local() {
-        if config.oidc.is_some() {
-            body.push_str("<hr>");
+    let body = html! {
+        h1 { (title) }
+        @if let Some(notice) = notice { p class="warn" { (notice) } }
+        @if let Some(oidc) = &config.oidc {
+            // A link, not a form: it leads to the provider, whose origin the page's form-action
+            // would otherwise have to name before the provider's metadata is even fetched.
+            div class="actions" {
+                a class="button primary" href={ (SIGNIN_OIDC_PATH) "?" (query) } { "Continue with " (oidc.name) }
+            }
         }
-        body.push_str(&format!(
-            r#"<form method="post" action="{SIGNIN_DEV_PATH}" data-form="dev-signin">
-<p class="muted">Development sign-in: this server runs on a loopback address, so any email address signs in, without a password.</p>
-<label for="email">Email</label><input type="email" id="email" name="email" required autocomplete="email" maxlength="254">
-<input type="hidden" name="return_to" value="{}"><input type="hidden" name="csrf" value="{}">
-<div class="actions"><button class="primary" type="submit">Sign in</button></div></form>"#,
-            escape(return_to),
-            escape(&csrf)
-        ));
-    }
-    if config.oidc.is_none() && !config.is_local() {
-        body.push_str("<p>Sign-in is not configured on this server yet. Please try again later.</p>");
-    }
+        @if config.is_local() {
+            @if config.oidc.is_some() { hr; }
+            form method="post" action=(SIGNIN_DEV_PATH) data-form="dev-signin" {
+                p class="muted" {
+                    "Development sign-in: this server runs on a loopback address, so any email address signs \
+                     in, without a password."
+                }
+                label for="email" { "Email" }
+                input type="email" id="email" name="email" required autocomplete="email" maxlength="254";
+                input type="hidden" name="return_to" value=(return_to);
+                input type="hidden" name="csrf" value=(csrf);
+                div class="actions" { button class="primary" type="submit" { "Sign in" } }
+            }
+        }
+        @if config.oidc.is_none() && !config.is_local() {
+            p { "Sign-in is not configured on this server yet. Please try again later." }
+        }
+    };
     let page = Page {
         status: 200,
         title: "Sign in".into(),
@@ -484,13 +504,14 @@ pub async fn signout(
 }
 
 /// The sign-out form (a button) for a page's header.
-pub fn signout_form(session: &Session, return_to: &str, label: &str) -> String {
-    format!(
-        r#"<form class="inline" method="post" action="{SIGNOUT_PATH}"><input type="hidden" name="csrf" value="{}"><input type="hidden" name="return_to" value="{}"><button class="link" type="submit">{}</button></form>"#,
-        escape(&session.csrf("signout")),
-        escape(return_to),
-        escape(label)
-    )
+pub fn signout_form(session: &Session, return_to: &str, label: &str) -> Markup {
+    html! {
+        form class="inline" method="post" action=(SIGNOUT_PATH) {
+            input type="hidden" name="csrf" value=(session.csrf("signout"));
+            input type="hidden" name="return_to" value=(return_to);
+            button class="link" type="submit" { (label) }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -551,5 +572,32 @@ mod tests {
         for bad in ["", "a", "a@b", "@b.c", "a@.b.c", "a b@c.d", "a@c.d\"><script>", "a@b@c.d"] {
             assert!(dev_email(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn every_field_of_the_signin_page_is_escaped() {
+        use crate::html::tests::{EVIL, assert_escaped};
+        let local = crate::testing::test_config();
+        let mut with_oidc = crate::testing::test_config();
+        with_oidc.oidc = Some(crate::config::OidcProvider {
+            issuer: "https://id.example".into(),
+            client_id: "vibesell".into(),
+            client_secret: None,
+            name: EVIL.into(),
+        });
+        let named = SigninContext { client_name: Some(EVIL) };
+        let plain = SigninContext { client_name: None };
+        let cases = [
+            ("client name", &local, "/app", &named, None),
+            ("notice", &local, "/app", &plain, Some(EVIL)),
+            ("return_to", &local, EVIL, &plain, None),
+            ("provider name", &with_oidc, "/app", &plain, None),
+        ];
+        for (field, config, return_to, cx, notice) in cases {
+            let page = signin_page(config, &Browser::for_test(), return_to, cx, notice);
+            assert_escaped(&String::from_utf8(page.body).unwrap(), field);
+        }
+        let label = signout_form(&Session::for_test("a@b.c"), EVIL, EVIL).into_string();
+        assert_escaped(&label, "sign-out return_to and label");
     }
 }

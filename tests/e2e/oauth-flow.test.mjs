@@ -4,7 +4,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect, post, rpc } from "./harness.mjs";
-import { Browser, pkce, registerClient, authorizeUrl, consent, tokenRequest, hidden, dataError } from "./oauth.mjs";
+import { Browser, pkce, registerClient, authorizeUrl, consent, tokenRequest, hidden, dataError, escapeHtml } from "./oauth.mjs";
 
 let worker;
 let client;
@@ -339,4 +339,39 @@ test("reconnecting the same app from the same browser skips the consent page; pr
   const page = await browser.get(asked.location);
   assert.match(page.text, /data-page="consent"/);
   assert.ok(!page.text.includes("without asking you again"));
+});
+
+test("a client's name cannot become markup on the sign-in, consent or account page", async () => {
+  const evil = `<script>alert('x')</script>"&> Notes`;
+  const cb = "https://notes.example/cb";
+  const app = await registerClient(worker, [cb], { client_name: evil });
+  const browser = new Browser(worker.url);
+  const shown = (page, where) => {
+    assert.ok(page.text.includes(escapeHtml(evil)), `${where} shows the name escaped`);
+    assert.doesNotMatch(page.text, /<script/, `${where}: no script`);
+  };
+  const start = await browser.get(authorizeUrl(worker, { clientId: app.client_id, redirectUri: cb, challenge: pkce().challenge }));
+  assert.equal(start.status, 303, start.text.slice(0, 300));
+  const signin = await browser.get(start.location);
+  assert.match(signin.text, /data-page="signin"/);
+  shown(signin, "the sign-in page");
+  const signedIn = await browser.post("/app/signin/dev", {
+    email: "escape@example.com",
+    return_to: hidden(signin.text, "return_to"),
+    csrf: hidden(signin.text, "csrf", 'data-form="dev-signin"'),
+  });
+  assert.equal(signedIn.status, 303, signedIn.text.slice(0, 300));
+  const page = await browser.get(start.location);
+  assert.match(page.text, /data-page="consent"/);
+  shown(page, "the consent page");
+  const answer = await browser.post("/v1/oauth/consent", {
+    request: hidden(page.text, "request", 'data-form="consent"'),
+    csrf: hidden(page.text, "csrf", 'data-form="consent"'),
+    decision: "approve",
+    access: "read",
+  });
+  assert.equal(answer.status, 303, answer.text.slice(0, 300));
+  const account = await browser.get("/app/account");
+  assert.equal(account.status, 200);
+  shown(account, "the account page");
 });

@@ -65,6 +65,10 @@ export function hidden(html, name, from = "") {
   return m[1].replaceAll("&amp;", "&").replaceAll("&#39;", "'").replaceAll("&quot;", '"');
 }
 
+/** `text` as the pages' templates escape it (maud: `&`, `<`, `>` and `"`). */
+export const escapeHtml = (text) =>
+  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;");
+
 /** The `data-error` of an error page. */
 export const dataError = (html) => html.match(/data-error="([^"]+)"/)?.[1];
 

@@ -6,6 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { startWorker, connect, endsWithNotice } from "./harness.mjs";
 import { subscribed } from "./billing-helpers.mjs";
+import { escapeHtml } from "./oauth.mjs";
 
 let worker;
 before(async () => {
@@ -275,8 +276,7 @@ test("a recipient in Norway (EEA, not EU) gets the GDPR notice; one in the Unite
   const notice = gdprNotice(norway.lead.company, "the VibeSell sandbox database");
   assert.ok(endsWithNotice(norway.body, notice), norway.body);
   // The HTML version carries it too, escaped as the footer's lines are.
-  const escaped = notice.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
-  assert.ok(norway.html.includes(`>Unsubscribe</a><br>${escaped}</p>`), norway.html);
+  assert.ok(norway.html.includes(`>Unsubscribe</a><br>${escapeHtml(notice)}</p>`), norway.html);
   const finding = norway.checks.find((f) => f.id === "gdpr_notice");
   assert.equal(finding?.status, "info", JSON.stringify(norway.checks));
   assert.match(finding.detail, /^The recipient is in Norway, under the GDPR: the footer adds where their data came from and how to object \(Art\. 14\)\./);

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startWorker } from "./harness.mjs";
-import { hidden, dataError, signIn, pageData as data } from "./oauth.mjs";
+import { hidden, dataError, escapeHtml, signIn, pageData as data } from "./oauth.mjs";
 import { subscribed, ok } from "./billing-helpers.mjs";
 import { launchBrowser } from "./cardhost/host.mjs";
 import { ROOT } from "../../scripts/lib/devtoken.mjs";
@@ -87,7 +87,7 @@ test("approve on the page: Post/Redirect/Get, executed once, a double submit ref
   assert.equal(page.headers.get("x-frame-options"), "DENY");
   assert.equal(page.headers.get("cache-control"), "no-store");
   assert.equal(page.headers.get("referrer-policy"), "same-origin");
-  for (const text of [approval.summary, "Cost: <strong>$100</strong>", "Waiting for you", approval.impact[0].replaceAll("'", "&#39;")]) {
+  for (const text of [approval.summary, "Cost: <strong>$100</strong>", "Waiting for you", escapeHtml(approval.impact[0])]) {
     assert.ok(page.text.includes(text), `the page shows ${text}`);
   }
   const [shown] = data(page.text).results;
