@@ -350,7 +350,8 @@ test("a client's name cannot become markup on the sign-in, consent or account pa
     assert.ok(page.text.includes(escapeHtml(evil)), `${where} shows the name escaped`);
     assert.doesNotMatch(page.text, /<script/, `${where}: no script`);
   };
-  const start = await browser.get(authorizeUrl(worker, { clientId: app.client_id, redirectUri: cb, challenge: pkce().challenge }));
+  const { verifier, challenge } = pkce();
+  const start = await browser.get(authorizeUrl(worker, { clientId: app.client_id, redirectUri: cb, challenge }));
   assert.equal(start.status, 303, start.text.slice(0, 300));
   const signin = await browser.get(start.location);
   assert.match(signin.text, /data-page="signin"/);
@@ -371,6 +372,10 @@ test("a client's name cannot become markup on the sign-in, consent or account pa
     access: "read",
   });
   assert.equal(answer.status, 303, answer.text.slice(0, 300));
+  // The app is connected once it redeems its code.
+  const code = new URL(answer.location).searchParams.get("code");
+  const tokens = await tokenRequest(worker, { grant_type: "authorization_code", client_id: app.client_id, code, code_verifier: verifier, redirect_uri: cb });
+  assert.equal(tokens.status, 200);
   const account = await browser.get("/app/account");
   assert.equal(account.status, 200);
   shown(account, "the account page");
