@@ -33,7 +33,11 @@ function oursOptions(build = join(ROOT, "build")) {
   const quiet = console.log;
   console.log = () => {}; // wrangler announces ".dev.vars" on every read
   try {
-    const base = unstable_getMiniflareWorkerOptions(join(ROOT, "wrangler.toml")).workerOptions;
+    // A build from another checkout (bench/ab.mjs against an older commit) runs with that
+    // checkout's own wrangler.toml: its compatibility flags are part of what was built.
+    const own = join(build, "..", "wrangler.toml");
+    const config = existsSync(own) ? own : join(ROOT, "wrangler.toml");
+    const base = unstable_getMiniflareWorkerOptions(config).workerOptions;
     return {
       ...base,
       scriptPath: join(build, "index.js"),
