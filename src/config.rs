@@ -93,6 +93,10 @@ pub struct Config {
     /// When set (`APPROVAL_TTL_SECONDS`), every approval expires after this long instead of its
     /// action's own lifetime: for demos and tests of expiry.
     pub approval_ttl_ms: Option<i64>,
+    /// When set (`WATCHDOG_SECONDS`), how long an execution that did not report back waits for
+    /// the watchdog instead of a minute: for the crash tests, which would otherwise wait a minute
+    /// for each restart (`workspace::approvals::FinishExecution`).
+    pub watchdog_ms: Option<i64>,
     /// The sending platform: Instantly's account for live mode, the simulation's settings for
     /// the sandbox.
     pub sending: crate::sending::SendingConfig,
@@ -339,6 +343,13 @@ impl Config {
             },
             None => None,
         };
+        let watchdog_ms = match lookup("WATCHDOG_SECONDS").filter(|s| !s.trim().is_empty()) {
+            Some(raw) => match raw.trim().parse::<i64>() {
+                Ok(s) if (1..=3_600).contains(&s) => Some(s * 1000),
+                _ => return Err(invalid("WATCHDOG_SECONDS", "expected seconds between 1 and 3600")),
+            },
+            None => None,
+        };
         let oidc = parse_oidc(&lookup, loopback)?;
         let rate_limits = match lookup("OAUTH_RATE_LIMITS") {
             Some(raw) if !raw.trim().is_empty() => parse_rate_limits(&raw)?,
@@ -380,6 +391,7 @@ impl Config {
             stripe,
             support_webhook,
             approval_ttl_ms,
+            watchdog_ms,
             oidc,
             rate_limits,
             tool_rate_limit,
@@ -696,7 +708,7 @@ mod tests {
         let c = config(&local).unwrap();
         assert_eq!(c.stripe.api_base, STRIPE_API);
         assert!(c.stripe.secret_key.is_none() && c.stripe.webhook_secrets.is_empty());
-        assert!(c.support_webhook.is_none() && c.approval_ttl_ms.is_none());
+        assert!(c.support_webhook.is_none() && c.approval_ttl_ms.is_none() && c.watchdog_ms.is_none());
         assert_eq!(c.plans.default_plan().id, "free");
         assert_eq!(c.approval_url("apr_1"), "http://127.0.0.1:8787/app/approvals/apr_1");
 
@@ -711,6 +723,7 @@ mod tests {
             ("STRIPE_WEBHOOK_SECRET", "whsec_new, whsec_old"),
             ("SUPPORT_WEBHOOK_URL", "https://hooks.example.com/support?x=1"),
             ("APPROVAL_TTL_SECONDS", "2"),
+            ("WATCHDOG_SECONDS", "3"),
         ])
         .unwrap();
         assert_eq!(c.stripe.api_base, "http://127.0.0.1:9999");
@@ -718,6 +731,8 @@ mod tests {
         assert_eq!(c.stripe.webhook_secrets.len(), 2);
         assert_eq!(c.support_webhook.as_ref().unwrap().url, "https://hooks.example.com/support?x=1");
         assert_eq!(c.approval_ttl_ms, Some(2000));
+        assert_eq!(c.watchdog_ms, Some(3000));
+        assert!(with(&[("WATCHDOG_SECONDS", "0")]).is_err() && with(&[("WATCHDOG_SECONDS", "1m")]).is_err());
         assert!(!format!("{c:?}").contains("sk_test_1"), "secrets never print");
 
         assert!(

@@ -34,8 +34,13 @@ use crate::tools::registry::{Access, LocalBoxFuture, Refusal, Reply, ToolCx};
 
 /// How long an approval waits for the user unless its action says otherwise (PRODUCT §6).
 pub const DEFAULT_TTL_MS: i64 = 24 * 3_600_000;
-/// When the watchdog finishes an execution that did not report back (a crash, an eviction).
+/// When the watchdog finishes an execution that did not report back (a crash, an eviction),
+/// unless the deployment says otherwise ([`Config::watchdog_ms`], for tests).
 const WATCHDOG_MS: i64 = 60_000;
+
+fn watchdog_ms(config: &Config) -> i64 {
+    config.watchdog_ms.unwrap_or(WATCHDOG_MS)
+}
 /// When an execution that advanced ([`ExecError::Progress`]) goes on.
 const PROGRESS_STEP_MS: i64 = 1_000;
 /// Why the watchdog gave up: the outcome is unknown, so the approval cannot say that nothing was
@@ -849,7 +854,7 @@ pub async fn decide(
         schedule::cancel::<ExpireApproval>(id),
     ];
     if decision == Decision::Approve {
-        stmts.push(schedule::at::<FinishExecution>(id, svc.now_ms + WATCHDOG_MS));
+        stmts.push(schedule::at::<FinishExecution>(id, svc.now_ms + watchdog_ms(svc.config)));
     }
     let won = db.batch(stmts)?.first().is_some_and(|rows| !rows.rows.is_empty());
     if !won {
@@ -865,7 +870,7 @@ pub async fn decide(
             Err(ExecError::Store(e)) => return Err(e),
             Err(ExecError::Unknown(_)) => {
                 let ended = svc.outbound.clock_ms().unwrap_or(svc.now_ms);
-                db.batch(vec![schedule::not_before::<FinishExecution>(id, ended + WATCHDOG_MS)])?;
+                db.batch(vec![schedule::not_before::<FinishExecution>(id, ended + watchdog_ms(svc.config))])?;
             }
             _ => {}
         }
@@ -1081,7 +1086,9 @@ impl Job for FinishExecution {
     const NAME: &'static str = "finish_execution";
     // A provider whose answer was lost is given time to show what it did before it is asked
     // again (an order may take a while to appear in Instantly's list, `sending::instantly`).
-    const MIN_RETRY_MS: i64 = WATCHDOG_MS;
+    fn min_retry_ms(config: &Config) -> i64 {
+        watchdog_ms(config)
+    }
 
     async fn run(&self, cx: &JobCx<'_>, id: &str) -> Result<(), JobError> {
         let Some(record) = load(cx.db, id)? else { return Ok(()) };

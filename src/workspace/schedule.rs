@@ -20,7 +20,7 @@ use crate::tools::registry::LocalBoxFuture;
 
 /// The most jobs one alarm runs; more due jobs re-arm the alarm at once.
 const BATCH: i64 = 25;
-/// Backoff after a failure: 2^attempts seconds, capped, and at least the job's `MIN_RETRY_MS`.
+/// Backoff after a failure: 2^attempts seconds, capped, and at least the job's `min_retry_ms`.
 const MAX_BACKOFF_MS: i64 = 3_600_000;
 
 /// What a job sees when it runs.
@@ -54,7 +54,9 @@ pub trait Job: Sync + 'static {
     /// The stored name; never rename a job that may be scheduled in a live workspace.
     const NAME: &'static str;
     /// The least wait before a failed run is tried again, whatever the backoff says.
-    const MIN_RETRY_MS: i64 = 0;
+    fn min_retry_ms(_config: &Config) -> i64 {
+        0
+    }
 
     /// Runs the job for `key`. Must be idempotent: it may run again after a crash or a retry.
     async fn run(&self, cx: &JobCx<'_>, key: &str) -> Result<(), JobError>;
@@ -64,8 +66,8 @@ pub trait Job: Sync + 'static {
 pub trait DynJob: Sync {
     /// The stored name.
     fn name(&self) -> &'static str;
-    /// [`Job::MIN_RETRY_MS`].
-    fn min_retry_ms(&self) -> i64;
+    /// [`Job::min_retry_ms`].
+    fn min_retry_ms(&self, config: &Config) -> i64;
     /// Runs the job.
     fn run<'a>(&'a self, cx: &'a JobCx<'a>, key: &'a str) -> LocalBoxFuture<'a, Result<(), JobError>>;
 }
@@ -74,8 +76,8 @@ impl<J: Job> DynJob for J {
     fn name(&self) -> &'static str {
         J::NAME
     }
-    fn min_retry_ms(&self) -> i64 {
-        J::MIN_RETRY_MS
+    fn min_retry_ms(&self, config: &Config) -> i64 {
+        J::min_retry_ms(config)
     }
     fn run<'a>(&'a self, cx: &'a JobCx<'a>, key: &'a str) -> LocalBoxFuture<'a, Result<(), JobError>> {
         Box::pin(Job::run(self, cx, key))
@@ -197,10 +199,10 @@ pub async fn run_due(
                 let backoff = 1000_i64
                     .saturating_mul(1 << row.attempts.min(22))
                     .min(MAX_BACKOFF_MS)
-                    .max(job.min_retry_ms());
+                    .max(job.min_retry_ms(config));
                 // From when the run ended, which a slow provider may have put well after the
                 // alarm's start (review finding: an order's retry a few seconds after its lost
-                // post, within the minute that `MIN_RETRY_MS` promises).
+                // post, within the minute that `min_retry_ms` promises).
                 let ended = outbound.clock_ms().unwrap_or(now_ms).max(now_ms);
                 db.batch(vec![Stmt::new(
                     "UPDATE schedule SET due_at = ?, attempts = attempts + 1, last_error = ? \
