@@ -221,12 +221,24 @@ impl<'a> Instantly<'a> {
                     return Err(PlatformError::Unavailable(format!("{method} {path}: {e}")));
                 }
             };
-            let parsed = if response.body.is_empty() {
-                Value::Null
+            let readable = if response.body.is_empty() {
+                Some(Value::Null)
             } else {
-                serde_json::from_slice(&response.body).unwrap_or(Value::Null)
+                serde_json::from_slice(&response.body).ok()
             };
+            let unreadable = readable.is_none();
+            let parsed = readable.unwrap_or(Value::Null);
             match response.status {
+                // A success whose body is not JSON (a proxy's page, a cut-off body) says nothing
+                // of what was done: the outcome is unknown, as for a 5xx (fault test finding: an
+                // order placed with such an answer was reported as not placed, nothing bought).
+                200..=299 if unreadable => {
+                    if repeat == Repeat::Safe && attempt < ATTEMPTS {
+                        self.wait(backoff).await;
+                        continue;
+                    }
+                    return Err(PlatformError::Unavailable(format!("{method} {path}: unreadable answer")));
+                }
                 200..=299 => return Ok(parsed),
                 429 => {
                     // Not processed: always safe to send again, after the wait it asks for, as

@@ -329,6 +329,17 @@ fn an_order_whose_outcome_is_unknown_is_not_posted_again_at_once() {
 }
 
 #[test]
+fn an_order_answered_with_a_body_that_is_not_json_is_unknown_not_refused() {
+    // A 200 whose body is a proxy's page says nothing of the order: it may be placed, so the
+    // approval must not say that nothing was bought.
+    let page =
+        Ok(OutboundResponse { status: 200, headers: vec![], body: b"<html>502 Bad Gateway</html>".to_vec() });
+    let (placed, real) = place_answered(page);
+    assert!(matches!(placed, Err(PlatformError::Unavailable(_))), "{placed:?}");
+    assert_eq!(real, 1, "posted once");
+}
+
+#[test]
 fn an_order_the_platform_does_not_place_says_so() {
     // Valid, yet not placed, and no list names a problem.
     let (placed, _) =
