@@ -108,8 +108,9 @@ export async function startFakeStripe({ secretKey, prices }) {
         if (declining.has(subMatch[1])) return error(402, "card_error", "Your card was declined.", { code: "card_declined", decline_code: "insufficient_funds" });
         sub.price = form["items[0][price]"];
         const amount = 5000;
-        charges.push({ subscription: subMatch[1], key, amount });
-        return send(200, object({ id: id("in"), object: "invoice", amount_paid: amount, currency: "usd", status: "paid", created: now() }));
+        const invoice = id("in");
+        charges.push({ subscription: subMatch[1], key, amount, invoice });
+        return send(200, object({ id: invoice, object: "invoice", amount_paid: amount, currency: "usd", status: "paid", created: now() }));
       }
       error(404, "invalid_request_error", `Unrecognized request URL (${req.method}: ${url.pathname})`);
     });

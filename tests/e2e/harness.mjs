@@ -68,7 +68,7 @@ function testNetwork(hosts) {
 
 /**
  * Starts the Worker. Options: `persist` (a directory; state survives restart), `vars` (extra or
- * overriding vars), `hosts` (see `testNetwork`). Returns { url, origin, mcpUrl, logs, stop(),
+ * overriding vars), `hosts` (see `testNetwork`). Returns { url, origin, mcpUrl, logs, stop(), crash(),
  * restart(), token(opts) }.
  */
 export function startWorker(options = {}) {
@@ -106,6 +106,7 @@ async function startWorkerOnce({ persist, vars = {}, hosts } = {}) {
   const stateDir = persist ?? ownDir;
   const logs = [];
   const base = workerOptions();
+  let laterVars = {};
   const make = () =>
     new Miniflare({
       ...base,
@@ -116,7 +117,7 @@ async function startWorkerOnce({ persist, vars = {}, hosts } = {}) {
       // The tests run long journeys on one workspace, faster than a person: a budget of tool
       // calls (`TOOL_RATE_LIMIT`, 300 a minute by default) they never exhaust, unless a test
       // sets its own.
-      bindings: { ...base.bindings, PUBLIC_URL: origin, TOOL_RATE_LIMIT: "1000000/60", ...vars },
+      bindings: { ...base.bindings, PUBLIC_URL: origin, TOOL_RATE_LIMIT: "1000000/60", ...vars, ...laterVars },
       ...(hosts ? { outboundService: testNetwork(hosts) } : {}),
       durableObjectsPersist: join(stateDir, "do"),
       kvPersist: join(stateDir, "kv"),
@@ -141,6 +142,7 @@ async function startWorkerOnce({ persist, vars = {}, hosts } = {}) {
       },
     });
   let mf = make();
+  let crashed = false;
   try {
     await mf.ready;
   } catch (error) {
@@ -173,11 +175,26 @@ async function startWorkerOnce({ persist, vars = {}, hosts } = {}) {
     alarmsThatRan: (job) => events("alarm").filter((l) => l.ran?.includes(job)),
     token: (opts = {}) => mintDevToken({ url: origin, ...opts }),
     async stop() {
-      await mf.dispose();
+      if (!crashed) await mf.dispose();
       if (ownDir) rmSync(ownDir, { recursive: true, force: true });
     },
-    async restart() {
+    /**
+     * Kills the runtime where it stands: Miniflare's dispose ends workerd with SIGKILL (its
+     * `Runtime.dispose`), so no request or alarm in flight gets to write anything more, and what
+     * SQLite committed stays in the state directory. `restart()` starts it again on that state.
+     */
+    async crash() {
       await mf.dispose();
+      crashed = true;
+    },
+    /**
+     * Starts it again on the same state, port and origin (so its tokens and OAuth clients still
+     * hold); `vars` override the ones it started with from then on (a faster sandbox clock).
+     */
+    async restart({ vars: more } = {}) {
+      if (!crashed) await mf.dispose();
+      crashed = false;
+      if (more) laterVars = { ...laterVars, ...more };
       mf = make();
       await mf.ready;
     },
