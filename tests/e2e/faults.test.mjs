@@ -179,6 +179,8 @@ async function upgradedOnce(client, ws, subscription, approval, outcome) {
 const STRIPE_FAULTS = [
   ["a 500 on every try of the decision's run", (s) => stripeProxy.inject("POST", `/v1/subscriptions/${s}`, { status: 500 }, 3)],
   ["a 429 with Retry-After", (s) => stripeProxy.inject("POST", `/v1/subscriptions/${s}`, { status: 429, retryAfter: 1 })],
+  // The Worker's own timeout (10 s for Stripe) ends the call; it tries again with the same key.
+  ["no answer at all", (s) => stripeProxy.inject("POST", `/v1/subscriptions/${s}`, { hang: true })],
   ["an answer that is not JSON, the change made", (s) => stripeProxy.inject("POST", `/v1/subscriptions/${s}`, { malformed: true })],
   ["the answer lost, the change made", (s) => stripeProxy.inject("POST", `/v1/subscriptions/${s}`, { lost: true })],
   [
