@@ -3,18 +3,15 @@
 //! Own-brand addresses are ready "about 2 business days after ordering, weekends not counted"
 //! (PRODUCT §8, seed 001), so the ready date is computed, never guessed. Campaigns send Monday to
 //! Friday inside a window in the recipients' time zone (PRODUCT §8), which needs each zone's
-//! offset at a given instant, daylight saving included. Rather than embedding the whole tz
-//! database, VibeSell supports a curated list of business time zones, each with its
-//! daylight-saving rule — and, because Instantly's campaign `timezone` is a closed enum that
-//! omits common names (DOMAIN §1.2), the enum zone that keeps the same local hours, with an hour
-//! shift when the two zones always differ by a whole hour.
+//! offset at a given instant, daylight saving included. VibeSell supports a curated list of
+//! business time zones, each with its rules from the IANA tz database (jiff's `tz::get!` embeds
+//! the data of these zones only, at build time) — and, because Instantly's campaign `timezone`
+//! is a closed enum that omits common names (DOMAIN §1.2), the enum zone that keeps the same
+//! local hours, with an hour shift when the two zones always differ by a whole hour.
 
 pub use crate::dates::Date;
 
-use crate::dates::DAY_MS;
-const HOUR_MS: i64 = 3_600_000;
-/// [`Date::weekday`] of a Sunday.
-const SUNDAY: u32 = 6;
+use jiff::tz::TimeZone;
 
 /// The UTC date of an instant.
 pub fn utc_date(ms: i64) -> Date {
@@ -83,50 +80,29 @@ pub fn business_days_between(from: Date, to: Date) -> i64 {
     n
 }
 
-/// A daylight-saving rule, as the law of each region states it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dst {
-    /// No daylight saving time.
-    None,
-    /// United States and Canada: from the second Sunday of March at 02:00 local standard time
-    /// to the first Sunday of November at 02:00 local daylight time.
-    Us,
-    /// European Union and United Kingdom: from the last Sunday of March to the last Sunday of
-    /// October, both at 01:00 UTC.
-    Eu,
-    /// South-eastern Australia: from the first Sunday of October at 02:00 standard time to the
-    /// first Sunday of April at 03:00 daylight time.
-    AuSouth,
-    /// New Zealand: from the last Sunday of September at 02:00 standard time to the first
-    /// Sunday of April at 03:00 daylight time.
-    Nz,
-}
-
 /// A time zone campaigns may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Zone {
     /// The IANA name (`Europe/London`).
     pub name: &'static str,
     /// For people.
     pub label: &'static str,
-    /// Offset from UTC in standard time, in minutes.
-    pub std_offset_min: i32,
-    /// The daylight-saving rule.
-    pub dst: Dst,
+    /// The zone's offsets and their changes, from the tz database.
+    pub tz: TimeZone,
     /// The zone of Instantly's campaign `timezone` enum used for it (tested names, DOMAIN §1.2).
     pub instantly: &'static str,
     /// Hours to add to local times to express them in `instantly`: the two zones always differ
-    /// by exactly this much (same daylight-saving rule), so the window is the same instants.
+    /// by exactly this much (same daylight-saving rule), so the window is the same instants
+    /// (all year for every zone but America/Vancouver, see [`ZONES`]).
     pub instantly_shift_h: i32,
 }
 
 macro_rules! zone {
-    ($name:literal, $label:literal, $off:expr, $dst:ident, $inst:literal, $shift:expr) => {
+    ($name:literal, $label:literal, $inst:literal, $shift:expr) => {
         Zone {
             name: $name,
             label: $label,
-            std_offset_min: $off,
-            dst: Dst::$dst,
+            tz: jiff::tz::get!($name),
             instantly: $inst,
             instantly_shift_h: $shift,
         }
@@ -134,48 +110,50 @@ macro_rules! zone {
 }
 
 /// The time zones campaigns may use.
-pub const ZONES: &[Zone] = &[
-    zone!("America/New_York", "US Eastern", -300, Us, "America/Detroit", 0),
-    zone!("America/Detroit", "US Eastern (Detroit)", -300, Us, "America/Detroit", 0),
-    zone!("America/Toronto", "Canada Eastern", -300, Us, "America/Detroit", 0),
-    zone!("America/Chicago", "US Central", -360, Us, "America/Chicago", 0),
-    zone!("America/Denver", "US Mountain", -420, Us, "America/Boise", 0),
-    zone!("America/Boise", "US Mountain (Boise)", -420, Us, "America/Boise", 0),
-    zone!("America/Los_Angeles", "US Pacific", -480, Us, "America/Boise", 1),
-    zone!("America/Vancouver", "Canada Pacific", -480, Us, "America/Boise", 1),
-    zone!("America/Anchorage", "Alaska", -540, Us, "America/Anchorage", 0),
-    zone!("America/Bogota", "Colombia", -300, None, "America/Bogota", 0),
-    zone!("America/Sao_Paulo", "Brazil (São Paulo)", -180, None, "America/Sao_Paulo", 0),
-    zone!("Europe/London", "United Kingdom", 0, Eu, "Europe/Belgrade", 1),
-    zone!("Europe/Dublin", "Ireland", 0, Eu, "Europe/Belgrade", 1),
-    zone!("Europe/Lisbon", "Portugal", 0, Eu, "Europe/Belgrade", 1),
-    zone!("Europe/Paris", "France", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Berlin", "Germany", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Madrid", "Spain", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Amsterdam", "Netherlands", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Brussels", "Belgium", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Rome", "Italy", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Zurich", "Switzerland", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Vienna", "Austria", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Stockholm", "Sweden", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Oslo", "Norway", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Copenhagen", "Denmark", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Warsaw", "Poland", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Prague", "Czechia", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Belgrade", "Central Europe", 60, Eu, "Europe/Belgrade", 0),
-    zone!("Europe/Helsinki", "Finland", 120, Eu, "Europe/Helsinki", 0),
-    zone!("Europe/Athens", "Greece", 120, Eu, "Europe/Helsinki", 0),
-    zone!("Europe/Bucharest", "Romania", 120, Eu, "Europe/Bucharest", 0),
-    zone!("Europe/Istanbul", "Turkey", 180, None, "Europe/Istanbul", 0),
-    zone!("Asia/Dubai", "United Arab Emirates", 240, None, "Asia/Dubai", 0),
-    zone!("Asia/Kolkata", "India", 330, None, "Asia/Kolkata", 0),
-    zone!("Asia/Singapore", "Singapore", 480, None, "Asia/Hong_Kong", 0),
-    zone!("Asia/Hong_Kong", "Hong Kong", 480, None, "Asia/Hong_Kong", 0),
-    zone!("Asia/Tokyo", "Japan", 540, None, "Asia/Hong_Kong", -1),
-    zone!("Australia/Perth", "Western Australia", 480, None, "Australia/Perth", 0),
-    zone!("Australia/Sydney", "Australia Eastern (Sydney)", 600, AuSouth, "Australia/Melbourne", 0),
-    zone!("Australia/Melbourne", "Australia Eastern (Melbourne)", 600, AuSouth, "Australia/Melbourne", 0),
-    zone!("Pacific/Auckland", "New Zealand", 720, Nz, "Pacific/Auckland", 0),
+pub static ZONES: &[Zone] = &[
+    zone!("America/New_York", "US Eastern", "America/Detroit", 0),
+    zone!("America/Detroit", "US Eastern (Detroit)", "America/Detroit", 0),
+    zone!("America/Toronto", "Canada Eastern", "America/Detroit", 0),
+    zone!("America/Chicago", "US Central", "America/Chicago", 0),
+    zone!("America/Denver", "US Mountain", "America/Boise", 0),
+    zone!("America/Boise", "US Mountain (Boise)", "America/Boise", 0),
+    zone!("America/Los_Angeles", "US Pacific", "America/Boise", 1),
+    // British Columbia keeps UTC-7 all year under the tz database's current rules, and no zone of
+    // Instantly's tested enum does: Boise keeps the same instants outside US summer time only.
+    zone!("America/Vancouver", "Canada Pacific", "America/Boise", 0),
+    zone!("America/Anchorage", "Alaska", "America/Anchorage", 0),
+    zone!("America/Bogota", "Colombia", "America/Bogota", 0),
+    zone!("America/Sao_Paulo", "Brazil (São Paulo)", "America/Sao_Paulo", 0),
+    zone!("Europe/London", "United Kingdom", "Europe/Belgrade", 1),
+    zone!("Europe/Dublin", "Ireland", "Europe/Belgrade", 1),
+    zone!("Europe/Lisbon", "Portugal", "Europe/Belgrade", 1),
+    zone!("Europe/Paris", "France", "Europe/Belgrade", 0),
+    zone!("Europe/Berlin", "Germany", "Europe/Belgrade", 0),
+    zone!("Europe/Madrid", "Spain", "Europe/Belgrade", 0),
+    zone!("Europe/Amsterdam", "Netherlands", "Europe/Belgrade", 0),
+    zone!("Europe/Brussels", "Belgium", "Europe/Belgrade", 0),
+    zone!("Europe/Rome", "Italy", "Europe/Belgrade", 0),
+    zone!("Europe/Zurich", "Switzerland", "Europe/Belgrade", 0),
+    zone!("Europe/Vienna", "Austria", "Europe/Belgrade", 0),
+    zone!("Europe/Stockholm", "Sweden", "Europe/Belgrade", 0),
+    zone!("Europe/Oslo", "Norway", "Europe/Belgrade", 0),
+    zone!("Europe/Copenhagen", "Denmark", "Europe/Belgrade", 0),
+    zone!("Europe/Warsaw", "Poland", "Europe/Belgrade", 0),
+    zone!("Europe/Prague", "Czechia", "Europe/Belgrade", 0),
+    zone!("Europe/Belgrade", "Central Europe", "Europe/Belgrade", 0),
+    zone!("Europe/Helsinki", "Finland", "Europe/Helsinki", 0),
+    zone!("Europe/Athens", "Greece", "Europe/Helsinki", 0),
+    zone!("Europe/Bucharest", "Romania", "Europe/Bucharest", 0),
+    zone!("Europe/Istanbul", "Turkey", "Europe/Istanbul", 0),
+    zone!("Asia/Dubai", "United Arab Emirates", "Asia/Dubai", 0),
+    zone!("Asia/Kolkata", "India", "Asia/Kolkata", 0),
+    zone!("Asia/Singapore", "Singapore", "Asia/Hong_Kong", 0),
+    zone!("Asia/Hong_Kong", "Hong Kong", "Asia/Hong_Kong", 0),
+    zone!("Asia/Tokyo", "Japan", "Asia/Hong_Kong", -1),
+    zone!("Australia/Perth", "Western Australia", "Australia/Perth", 0),
+    zone!("Australia/Sydney", "Australia Eastern (Sydney)", "Australia/Melbourne", 0),
+    zone!("Australia/Melbourne", "Australia Eastern (Melbourne)", "Australia/Melbourne", 0),
+    zone!("Pacific/Auckland", "New Zealand", "Pacific/Auckland", 0),
 ];
 
 /// The zone with this IANA name (case-insensitive).
@@ -230,64 +208,15 @@ pub fn zone_for_country(country: &str) -> Option<&'static Zone> {
     zone(name)
 }
 
-/// The `n`-th (1-based) `weekday` (days since Monday) of `month`, or the last one when `n` is 0.
-fn nth_weekday(year: i32, month: u32, weekday: u32, n: u32) -> Date {
-    if n == 0 {
-        let next = if month == 12 { (year + 1, 1) } else { (year, month + 1) };
-        let last = Date::from_ymd(next.0, next.1, 1).unwrap_or_default().pred();
-        return last.add_days(-i64::from((last.weekday() + 7 - weekday) % 7));
-    }
-    let first = Date::from_ymd(year, month, 1).unwrap_or_default();
-    first.add_days(i64::from((weekday + 7 - first.weekday()) % 7 + 7 * (n - 1)))
-}
-
-/// The UTC instant (ms) of local wall time `hour:00` on `date` in a zone `offset_min` from UTC.
-fn local_instant(date: Date, hour: u32, offset_min: i32) -> i64 {
-    date_start_ms(date) + i64::from(hour) * HOUR_MS - i64::from(offset_min) * 60_000
-}
-
 impl Zone {
-    /// Whether daylight saving time is in force at `utc_ms`.
-    pub fn is_dst(&self, utc_ms: i64) -> bool {
-        let year = utc_date(utc_ms).year();
-        let std = self.std_offset_min;
-        let dst = std + 60;
-        match self.dst {
-            Dst::None => false,
-            Dst::Us => {
-                let start = local_instant(nth_weekday(year, 3, SUNDAY, 2), 2, std);
-                let end = local_instant(nth_weekday(year, 11, SUNDAY, 1), 2, dst);
-                (start..end).contains(&utc_ms)
-            }
-            Dst::Eu => {
-                let start = local_instant(nth_weekday(year, 3, SUNDAY, 0), 1, 0);
-                let end = local_instant(nth_weekday(year, 10, SUNDAY, 0), 1, 0);
-                (start..end).contains(&utc_ms)
-            }
-            // Southern hemisphere: summer spans the new year.
-            Dst::AuSouth => {
-                let end = local_instant(nth_weekday(year, 4, SUNDAY, 1), 3, dst);
-                let start = local_instant(nth_weekday(year, 10, SUNDAY, 1), 2, std);
-                utc_ms < end || utc_ms >= start
-            }
-            Dst::Nz => {
-                let end = local_instant(nth_weekday(year, 4, SUNDAY, 1), 3, dst);
-                let start = local_instant(nth_weekday(year, 9, SUNDAY, 0), 2, std);
-                utc_ms < end || utc_ms >= start
-            }
-        }
-    }
-
     /// The offset from UTC at `utc_ms`, in minutes.
     pub fn offset_min(&self, utc_ms: i64) -> i32 {
-        self.std_offset_min + if self.is_dst(utc_ms) { 60 } else { 0 }
+        self.tz.to_offset(crate::dates::timestamp(utc_ms)).seconds() / 60
     }
 
     /// The local date and hour at `utc_ms`.
     pub fn local(&self, utc_ms: i64) -> (Date, u32) {
-        let shifted = utc_ms + i64::from(self.offset_min(utc_ms)) * 60_000;
-        // An hour of the day, 0..=23.
-        (Date::of_ms(shifted), (shifted.rem_euclid(DAY_MS) / HOUR_MS) as u32)
+        crate::dates::local(&self.tz, utc_ms)
     }
 
     /// The local date at `utc_ms`.
@@ -298,12 +227,7 @@ impl Zone {
     /// The UTC instant of local wall time `hour:00` on `date` (for a time skipped or repeated by
     /// a daylight-saving change, the reading with the offset in force just before).
     pub fn instant(&self, date: Date, hour: u32) -> i64 {
-        let guess = local_instant(date, hour, self.std_offset_min);
-        let offset = self.offset_min(guess - DAY_MS / 2);
-        let at = local_instant(date, hour, offset);
-        // Re-check with the offset at the resulting instant (the change happens at night, so
-        // business hours always resolve on the second look).
-        local_instant(date, hour, self.offset_min(at))
+        crate::dates::instant(&self.tz, date, hour)
     }
 }
 
@@ -366,30 +290,7 @@ mod tests {
     }
 
     fn ms(s: &str) -> i64 {
-        chrono::DateTime::parse_from_rfc3339(s).unwrap().timestamp_millis()
-    }
-
-    /// The n-th and last weekdays of a month, as chrono finds them.
-    #[test]
-    fn nth_weekdays_agree_with_chrono() {
-        use chrono::{Datelike, NaiveDate, Weekday};
-        for year in 1990..2110 {
-            for month in 1..=12 {
-                for weekday in 0..7 {
-                    let w = Weekday::try_from(weekday as u8).unwrap();
-                    for n in 1..=4 {
-                        let c = NaiveDate::from_weekday_of_month_opt(year, month, w, n as u8).unwrap();
-                        assert_eq!(iso(nth_weekday(year, month, weekday, n)), c.to_string());
-                    }
-                    let last = (1..=5)
-                        .filter_map(|n| NaiveDate::from_weekday_of_month_opt(year, month, w, n))
-                        .next_back()
-                        .unwrap();
-                    assert_eq!(iso(nth_weekday(year, month, weekday, 0)), last.to_string());
-                    assert_eq!(last.weekday().num_days_from_monday(), weekday);
-                }
-            }
-        }
+        crate::dates::parse_rfc3339_ms(s).unwrap()
     }
 
     #[test]
@@ -441,13 +342,19 @@ mod tests {
 
     #[test]
     fn instantly_zones_keep_the_same_instants() {
-        // Every zone and its Instantly stand-in must differ by exactly the shift, all year.
-        let start = ms("2026-01-01T00:00:00Z");
+        // Every zone and its Instantly stand-in must differ by exactly the shift, all year,
+        // for ten years of the tz database's rules (America/Vancouver: see ZONES).
+        let start = ms("2026-11-01T10:00:00Z");
         for z in ZONES {
+            assert_eq!(z.tz.iana_name(), Some(z.name), "{} is the tz database's zone", z.name);
             let inst = zone(z.instantly).unwrap_or_else(|| panic!("{} maps to an unknown zone", z.name));
             assert_eq!(inst.instantly, inst.name, "{} is itself an Instantly zone", inst.name);
-            for hour in (0..366 * 24).step_by(5) {
+            for hour in (0..3653 * 24).step_by(7) {
                 let t = start + i64::from(hour) * 3_600_000;
+                let boise_summer = inst.tz.to_offset_info(crate::dates::timestamp(t)).dst().is_dst();
+                if z.name == "America/Vancouver" && boise_summer {
+                    continue;
+                }
                 assert_eq!(
                     inst.offset_min(t) - z.offset_min(t),
                     z.instantly_shift_h * 60,
@@ -457,6 +364,56 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Wall times that a change of offset skips or repeats, in zones of both hemispheres, read
+    /// with the offset in force before the change; whole local days of 23 and 25 hours.
+    #[test]
+    fn daylight_saving_gaps_and_folds() {
+        let ny = zone("America/New_York").unwrap();
+        // 02:00 on 8 March 2026 does not exist in New York: read in EST, it is 03:00 EDT.
+        assert_eq!(ny.instant(d("2026-03-08"), 2), ms("2026-03-08T07:00:00Z"));
+        assert_eq!(ny.instant(d("2026-03-08"), 3), ms("2026-03-08T07:00:00Z"));
+        // 01:00 on 1 November 2026 comes twice: the first, in EDT.
+        assert_eq!(ny.instant(d("2026-11-01"), 1), ms("2026-11-01T05:00:00Z"));
+        assert_eq!(ny.local(ms("2026-11-01T06:30:00Z")), (d("2026-11-01"), 1), "the second 01:00");
+        let london = zone("Europe/London").unwrap();
+        assert_eq!(london.instant(d("2026-03-29"), 1), ms("2026-03-29T01:00:00Z"), "skipped, read in GMT");
+        assert_eq!(london.instant(d("2026-10-25"), 1), ms("2026-10-25T00:00:00Z"), "repeated, the BST one");
+        let sydney = zone("Australia/Sydney").unwrap();
+        assert_eq!(sydney.instant(d("2026-10-04"), 2), ms("2026-10-03T16:00:00Z"), "skipped, read in AEST");
+        assert_eq!(sydney.instant(d("2026-04-05"), 2), ms("2026-04-04T15:00:00Z"), "repeated, the AEDT one");
+        let auckland = zone("Pacific/Auckland").unwrap();
+        assert_eq!(auckland.instant(d("2026-09-27"), 2), ms("2026-09-26T14:00:00Z"), "skipped, read in NZST");
+        assert_eq!(
+            auckland.instant(d("2026-04-05"), 2),
+            ms("2026-04-04T13:00:00Z"),
+            "repeated, the NZDT one"
+        );
+        let whole_day = Window { zone: ny, from_hour: 0, to_hour: 24, weekends: true };
+        let hours = |date| whole_day.on(d(date)).map(|(start, end)| (end - start) / 3_600_000);
+        assert_eq!(
+            (hours("2026-03-08"), hours("2026-11-01"), hours("2026-11-02")),
+            (Some(23), Some(25), Some(24))
+        );
+    }
+
+    /// Local dates across the new year and a leap day, ahead of UTC and behind it.
+    #[test]
+    fn local_dates_across_years_and_leap_days() {
+        let auckland = zone("Pacific/Auckland").unwrap();
+        assert_eq!(auckland.local(ms("2026-12-31T11:00:00Z")), (d("2027-01-01"), 0), "NZDT, UTC+13");
+        assert_eq!(auckland.local_date(ms("2026-12-31T10:59:00Z")), d("2026-12-31"));
+        let la = zone("America/Los_Angeles").unwrap();
+        assert_eq!(la.local(ms("2027-01-01T07:59:00Z")), (d("2026-12-31"), 23), "PST, UTC-8");
+        let tokyo = zone("Asia/Tokyo").unwrap();
+        assert_eq!(tokyo.local(ms("2028-02-28T15:00:00Z")), (d("2028-02-29"), 0));
+        assert_eq!(tokyo.instant(d("2028-02-29"), 24), ms("2028-02-29T15:00:00Z"), "the end of the leap day");
+        let w = Window { zone: tokyo, from_hour: 9, to_hour: 17, weekends: false };
+        // Tuesday 29 February 2028, 09:00–17:00 JST.
+        assert_eq!(w.on(d("2028-02-29")), Some((ms("2028-02-29T00:00:00Z"), ms("2028-02-29T08:00:00Z"))));
+        // Friday 31 December 2027 after hours: the next window opens on Monday 3 January 2028.
+        assert_eq!(w.next_open(ms("2027-12-31T09:00:00Z")), ms("2028-01-03T00:00:00Z"));
     }
 
     #[test]
